@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * PowerTCP and θ-PowerTCP as TCP congestion controls.
+ *
+ * Attached: struct_ops tcp_congestion_ops "powertcp" (dc_powertcp) and
+ * "theta_powertcp" (dc_theta_ptcp), registered by dcbpfd.
+ * Runs: in the TCP stack of each socket that selects them (setsockopt
+ * TCP_CONGESTION or a netns default) — init when the connection starts,
+ * cong_control on every ACK, release when the socket goes away.
+ *
+ * Thin by design: gather the ACK's inputs, call the control law in
+ * include/dcbpf/powertcp.h, write cwnd and pacing rate, mirror the state
+ * for users.  Built twice: DC_CC_ABI_V61 selects the 6.1 cong_control
+ * signature (sk, rs); otherwise (sk, ack, flag, rs) as since 6.10.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_endian.h>
+
+#include "dcbpf/powertcp.h"
+#include "dcbpf/flow.h"
+#include "maps/cc.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* include/net/tcp.h: may be selected by unprivileged users and as a
+ * netns default (see docs/design.md on why this matters). */
+#define TCP_CONG_NON_RESTRICTED 0x1
+
+/* Used when dc_cc_cfg has no entry yet; dcbpfd always writes both. */
+static const struct dc_cc_cfg dc_cfg_default = {
+	.gamma_q16 = DC_DEFAULT_GAMMA_Q16,
+	.host_bw_mbps = DC_DEFAULT_HOST_BW_MBPS,
+	.expected_flows = DC_DEFAULT_EXPECTED_FLOWS,
+	.int_stale_us = DC_DEFAULT_INT_STALE_US,
+	.min_cwnd_pkts = DC_DEFAULT_MIN_CWND_PKTS,
+	.pacing = 1,
+};
+
+_Static_assert(sizeof(struct dc_ptcp_state) <= sizeof(((struct inet_connection_sock *)0)->icsk_ca_priv),
+	       "PowerTCP state must fit the CC private area");
+
+static __always_inline struct tcp_sock *dc_tcp_sk(struct sock *sk)
+{
+	return (struct tcp_sock *)sk;
+}
+
+static __always_inline struct dc_ptcp_state *dc_state(struct sock *sk)
+{
+	return (struct dc_ptcp_state *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
+}
+
+static __always_inline void dc_load_cfg(__u32 cc, struct dc_cc_cfg *cfg)
+{
+	const struct dc_cc_cfg *c = bpf_map_lookup_elem(&dc_cc_cfg, &cc);
+
+	*cfg = c ? *c : dc_cfg_default;
+}
+
+#define DC_STAT_INC(s, field)                                    \
+	do {                                                     \
+		if (s)                                           \
+			__sync_fetch_and_add(&(s)->field, 1);    \
+	} while (0)
+
+static __always_inline void dc_sk_flow_key(struct sock *sk, struct dc_flow_key *k)
+{
+	__builtin_memset(k, 0, sizeof(*k));
+	k->family = sk->__sk_common.skc_family;
+	k->sport = sk->__sk_common.skc_num;
+	k->dport = bpf_ntohs(sk->__sk_common.skc_dport);
+	if (k->family == DC_AF_INET) {
+		k->saddr[0] = sk->__sk_common.skc_rcv_saddr;
+		k->daddr[0] = sk->__sk_common.skc_daddr;
+		return;
+	}
+	__builtin_memcpy(k->saddr, sk->__sk_common.skc_v6_rcv_saddr.in6_u.u6_addr32,
+			 sizeof(k->saddr));
+	__builtin_memcpy(k->daddr, sk->__sk_common.skc_v6_daddr.in6_u.u6_addr32,
+			 sizeof(k->daddr));
+	dc_flow_key_norm(k);
+}
+
+/* Write the law's window and rate to the socket. */
+static __always_inline void dc_apply(struct sock *sk, const struct dc_ptcp_state *st,
+				     const struct dc_cc_cfg *cfg, __u32 mss)
+{
+	struct tcp_sock *tp = dc_tcp_sk(sk);
+	__u32 pkts = (st->cwnd_bytes + mss - 1) / mss;
+
+	if (pkts < cfg->min_cwnd_pkts)
+		pkts = cfg->min_cwnd_pkts;
+	if (pkts > tp->snd_cwnd_clamp)
+		pkts = tp->snd_cwnd_clamp;
+	tp->snd_cwnd = pkts;
+	if (cfg->pacing) {
+		__u64 rate = dc_ptcp_pacing_Bps(st->cwnd_bytes, st->tau_us);
+
+		sk->sk_pacing_rate = rate < sk->sk_max_pacing_rate ? rate : sk->sk_max_pacing_rate;
+	}
+}
+
+/* Mirror the state users care about into dc_cc_flows. */
+static __always_inline void dc_mirror(struct sock *sk, const struct dc_flow_key *key,
+				      const struct dc_ptcp_state *st, const struct dc_cc_cfg *cfg,
+				      __u32 cc, __u32 rtt_us, bool updated,
+				      struct dc_cc_counters *stats)
+{
+	struct dc_cc_flow *f = bpf_map_lookup_elem(&dc_cc_flows, key);
+
+	if (!f) {
+		struct dc_cc_flow fresh = { .cc = cc };
+
+		bpf_map_update_elem(&dc_cc_flows, key, &fresh, BPF_NOEXIST);
+		f = bpf_map_lookup_elem(&dc_cc_flows, key);
+		if (!f) {
+			DC_STAT_INC(stats, mirror_fail);
+			return;
+		}
+	}
+	/* Socket callbacks are serialised by the socket lock: plain stores. */
+	f->mode = st->mode;
+	f->cwnd_bytes = st->cwnd_bytes;
+	f->snd_cwnd_pkts = dc_tcp_sk(sk)->snd_cwnd;
+	f->pacing_rate_Bps = sk->sk_pacing_rate;
+	f->norm_power_q16 = st->power_q16;
+	if (rtt_us)
+		f->rtt_us = rtt_us;
+	f->tau_us = st->tau_us;
+	f->beta_bytes = dc_ptcp_beta_bytes(cfg, st->tau_us);
+	f->bottleneck_hop = st->bottleneck_hop;
+	f->acks++;
+	if (updated)
+		f->cwnd_updates++;
+	if (st->mode == DC_MODE_INT)
+		f->int_acks++;
+	else
+		f->theta_acks++;
+}
+
+static __always_inline void dc_cc_init(struct sock *sk, __u32 cc)
+{
+	struct tcp_sock *tp = dc_tcp_sk(sk);
+	struct dc_ptcp_state *st = dc_state(sk);
+	struct dc_cc_counters *stats = bpf_map_lookup_elem(&dc_cc_stats, &cc);
+	__u32 mss = tp->mss_cache ? tp->mss_cache : 1;
+	struct dc_cc_cfg cfg;
+
+	dc_load_cfg(cc, &cfg);
+	dc_ptcp_state_init(st, &cfg, cc, tp->snd_nxt, cfg.min_cwnd_pkts * mss);
+	if (cfg.pacing) {
+		/* The kernel paces internally only when asked to (no fq here). */
+		sk->sk_pacing_status = SK_PACING_NEEDED;
+	}
+	dc_apply(sk, st, &cfg, mss);
+	DC_STAT_INC(stats, flows_init);
+}
+
+static __always_inline void dc_cc_on_ack(struct sock *sk, const struct rate_sample *rs,
+					 __u32 cc)
+{
+	struct tcp_sock *tp = dc_tcp_sk(sk);
+	struct dc_ptcp_state *st = dc_state(sk);
+	struct dc_cc_counters *stats = bpf_map_lookup_elem(&dc_cc_stats, &cc);
+	__u32 mss = tp->mss_cache ? tp->mss_cache : 1;
+	struct dc_int_stack *stack = NULL;
+	struct dc_ptcp_ack a = {};
+	struct dc_flow_key key;
+	struct dc_cc_cfg cfg;
+	bool updated;
+	long rtt = rs->rtt_us;
+
+	dc_load_cfg(cc, &cfg);
+	a.ack_seq = tp->snd_una;
+	a.snd_nxt = tp->snd_nxt;
+	a.rtt_us = rtt > 0 ? (__u32)rtt : 0;
+	a.min_rtt_us = tp->rtt_min.s[0].v;
+	a.now_us = tp->tcp_mstamp;
+	a.min_cwnd_bytes = cfg.min_cwnd_pkts * mss;
+	a.max_cwnd_bytes = (__u32)dc_min_u64((__u64)tp->snd_cwnd_clamp * mss, DC_U32_MAX);
+	DC_STAT_INC(stats, acks);
+	if (!a.rtt_us)
+		DC_STAT_INC(stats, rtt_missing);
+
+	dc_sk_flow_key(sk, &key);
+	if (cc == DC_CC_POWERTCP)
+		stack = bpf_map_lookup_elem(&dc_int_flows, &key);
+	if (stack && bpf_ktime_get_ns() - stack->updated_ns <=
+			     (__u64)cfg.int_stale_us * DC_NSEC_PER_USEC) {
+		DC_STAT_INC(stats, int_acks);
+		updated = dc_powertcp_on_ack(st, &cfg, &a, stack);
+	} else {
+		if (stack)
+			DC_STAT_INC(stats, int_stale);
+		if (cc == DC_CC_POWERTCP)
+			DC_STAT_INC(stats, theta_fallback);
+		updated = dc_theta_on_ack(st, &cfg, &a);
+	}
+	if (updated)
+		DC_STAT_INC(stats, cwnd_updates);
+	dc_apply(sk, st, &cfg, mss);
+	dc_mirror(sk, &key, st, &cfg, cc, a.rtt_us, updated, stats);
+}
+
+static __always_inline void dc_cc_release(struct sock *sk, __u32 cc)
+{
+	struct dc_cc_counters *stats = bpf_map_lookup_elem(&dc_cc_stats, &cc);
+	struct dc_flow_key key;
+
+	dc_sk_flow_key(sk, &key);
+	bpf_map_delete_elem(&dc_cc_flows, &key);
+	bpf_map_delete_elem(&dc_int_flows, &key);
+	DC_STAT_INC(stats, flows_released);
+}
+
+/* ssthresh: only consulted for undo bookkeeping; the window is ours. */
+static __always_inline __u32 dc_cc_ssthresh(struct sock *sk)
+{
+	__u32 half = dc_tcp_sk(sk)->snd_cwnd >> 1;
+
+	return half > 2 ? half : 2;
+}
+
+#ifdef DC_CC_ABI_V61
+#define DC_CTL_ARGS struct sock *sk, const struct rate_sample *rs
+#else
+#define DC_CTL_ARGS struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs
+#endif
+
+/* One set of entry points per CC: each knows its config/counter key. */
+#define DC_CC_PROGS(pfx, cc_id)                                              \
+	SEC("struct_ops/" #pfx "_init")                                      \
+	void BPF_PROG(pfx##_init, struct sock *sk)                           \
+	{                                                                    \
+		dc_cc_init(sk, cc_id);                                       \
+	}                                                                    \
+	SEC("struct_ops/" #pfx "_ctl")                                       \
+	void BPF_PROG(pfx##_ctl, DC_CTL_ARGS)                                \
+	{                                                                    \
+		dc_cc_on_ack(sk, rs, cc_id);                                 \
+	}                                                                    \
+	SEC("struct_ops/" #pfx "_rel")                                       \
+	void BPF_PROG(pfx##_rel, struct sock *sk)                            \
+	{                                                                    \
+		dc_cc_release(sk, cc_id);                                    \
+	}                                                                    \
+	SEC("struct_ops/" #pfx "_ssth")                                      \
+	__u32 BPF_PROG(pfx##_ssth, struct sock *sk)                          \
+	{                                                                    \
+		return dc_cc_ssthresh(sk);                                   \
+	}                                                                    \
+	SEC("struct_ops/" #pfx "_undo")                                      \
+	__u32 BPF_PROG(pfx##_undo, struct sock *sk)                          \
+	{                                                                    \
+		return dc_tcp_sk(sk)->snd_cwnd;                              \
+	}
+
+DC_CC_PROGS(dc_ptcp, DC_CC_POWERTCP)
+DC_CC_PROGS(dc_theta, DC_CC_THETA)
+
+SEC(".struct_ops")
+struct tcp_congestion_ops dc_powertcp = {
+	.init = (void *)dc_ptcp_init,
+	.cong_control = (void *)dc_ptcp_ctl,
+	.release = (void *)dc_ptcp_rel,
+	.ssthresh = (void *)dc_ptcp_ssth,
+	.undo_cwnd = (void *)dc_ptcp_undo,
+	.flags = TCP_CONG_NON_RESTRICTED,
+	.name = "powertcp",
+};
+
+SEC(".struct_ops")
+struct tcp_congestion_ops dc_theta_ptcp = {
+	.init = (void *)dc_theta_init,
+	.cong_control = (void *)dc_theta_ctl,
+	.release = (void *)dc_theta_rel,
+	.ssthresh = (void *)dc_theta_ssth,
+	.undo_cwnd = (void *)dc_theta_undo,
+	.flags = TCP_CONG_NON_RESTRICTED,
+	.name = "theta_powertcp",
+};

@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * PowerTCP and θ-PowerTCP control law (seed 000 §2.2, Algorithms 1 and 2),
+ * pure and fixed point so the BPF congestion controls and the host unit
+ * tests run the very same code.
+ *
+ * Control law (Eq. 2.16):
+ *     w ← γ · (w_old · e/f + β) + (1 − γ) · w,     e = b²·τ,  f = Γ
+ * Power (Eq. 2.15):  Γ = (q + b·τ) · (q̇ + μ)                 [bit²/s]
+ * Normalised power:  Γ/e = ((q̇ + μ)/b) · ((q + b·τ)/(b·τ))    [1]
+ * θ-PowerTCP (Eq. 2.27): Γ/e = (θ̇ + 1) · θ / τ,  θ = RTT      [1]
+ *
+ * Units: windows in bytes, RTTs in µs, INT timestamps in ns, rates in
+ * Mbit/s, ratios in Q16 (DC_Q16_ONE = 1.0).
+ */
+#ifndef DCBPF_POWERTCP_H
+#define DCBPF_POWERTCP_H
+
+#include "fixed.h"
+#include "types.h"
+
+/*
+ * Bounds on the normalised power fed to the window update.  The lower
+ * bound caps multiplicative increase at ×4 per update (an idle or noisy
+ * path would otherwise report Γ ≈ 0 and an unbounded window); the upper
+ * bound keeps w_old/Γ from collapsing below one byte in Q16.
+ */
+#define DC_NORM_POWER_MIN_Q16 (DC_Q16_ONE / 4)
+#define DC_NORM_POWER_MAX_Q16 (1024 * DC_Q16_ONE)
+
+/* τ used before the first RTT sample when none is configured. */
+#define DC_DEFAULT_TAU_US 100
+/* INT hop samples further apart than this are not differentiated: the
+ * wire counters may have wrapped (see docs/int.md). */
+#define DC_INT_MAX_DT_NS (100ULL * 1000 * 1000)
+
+/* Defaults of struct dc_cc_cfg (docs/design.md says why). */
+#define DC_DEFAULT_GAMMA_Q16 ((__u32)(DC_Q16_ONE * 9 / 10))
+#define DC_DEFAULT_HOST_BW_MBPS 1000
+#define DC_DEFAULT_EXPECTED_FLOWS 10
+#define DC_DEFAULT_INT_STALE_US 2000
+#define DC_DEFAULT_MIN_CWND_PKTS 2
+
+/* Previous telemetry of one hop, truncated: deltas are taken modulo 2^32. */
+struct dc_ptcp_hop_prev {
+	__u32 qlen_bytes;
+	__u32 ts_ns;
+	__u32 tx_bytes;
+};
+
+/*
+ * Per-connection state; lives in the kernel's CC private area
+ * (ICSK_CA_PRIV_SIZE = 104 bytes), so keep it compact.
+ */
+struct dc_ptcp_state {
+	__u32 cwnd_bytes;	/* w, byte precision (snd_cwnd is in MSS) */
+	__u32 cwnd_old_bytes;	/* w(t − θ): remembered once per RTT */
+	__u32 old_seq;		/* snd_nxt when cwnd_old was remembered */
+	__u32 next_update_seq;	/* θ law: lastUpdated (Algorithm 2 l.17) */
+	__u32 prev_rtt_us;	/* θ law: previous RTT sample */
+	__u32 power_q16;	/* Γ_smooth */
+	__u64 prev_t_us;	/* θ law: t_c of the previous sample */
+	__u32 tau_us;		/* τ in use */
+	__u8 mode;		/* enum dc_cc_mode */
+	__u8 nprev;		/* hops in prev[] (INT law) */
+	__u8 cc;		/* enum dc_cc_id */
+	__u8 bottleneck_hop;
+	struct dc_ptcp_hop_prev prev[DC_INT_MAX_HOPS];
+};
+
+/* Sequence-space comparison, wrap-safe. */
+DC_INLINE bool dc_seq_before(__u32 a, __u32 b)
+{
+	return (__s32)(a - b) < 0;
+}
+
+/* BDP b·τ in bytes. */
+DC_INLINE __u64 dc_ptcp_bdp_bytes(__u32 bw_mbps, __u32 tau_us)
+{
+	return dc_bytes_in_us(bw_mbps, tau_us);
+}
+
+/* τ: configured base RTT, else the flow's min RTT, else a default. */
+DC_INLINE __u32 dc_ptcp_tau_us(const struct dc_cc_cfg *cfg, __u32 min_rtt_us)
+{
+	if (cfg->base_rtt_us)
+		return cfg->base_rtt_us;
+	if (min_rtt_us && min_rtt_us != DC_U32_MAX)
+		return min_rtt_us;
+	return DC_DEFAULT_TAU_US;
+}
+
+/* β = HostBw·τ/N unless configured (seed 000 §2.2.3 "Parameters"). */
+DC_INLINE __u32 dc_ptcp_beta_bytes(const struct dc_cc_cfg *cfg, __u32 tau_us)
+{
+	__u64 n = cfg->expected_flows ? cfg->expected_flows : 1;
+
+	if (cfg->beta_bytes)
+		return cfg->beta_bytes;
+	return (__u32)dc_min_u64(dc_ptcp_bdp_bytes(cfg->host_bw_mbps, tau_us) / n,
+				 DC_U32_MAX);
+}
+
+/* cwnd_init = HostBw·τ (first RTT at line rate). */
+DC_INLINE __u32 dc_ptcp_cwnd_init_bytes(const struct dc_cc_cfg *cfg, __u32 tau_us)
+{
+	return (__u32)dc_min_u64(dc_ptcp_bdp_bytes(cfg->host_bw_mbps, tau_us),
+				 DC_U32_MAX);
+}
+
+/* Pacing rate cwnd/τ in bytes per second. */
+DC_INLINE __u64 dc_ptcp_pacing_Bps(__u32 cwnd_bytes, __u32 tau_us)
+{
+	return dc_muldiv64(cwnd_bytes, DC_USEC_PER_SEC, tau_us ? tau_us : 1);
+}
+
+DC_INLINE __u32 dc_norm_power_clamp(__u64 p_q16)
+{
+	return (__u32)dc_clamp_u64(p_q16, DC_NORM_POWER_MIN_Q16,
+				   DC_NORM_POWER_MAX_Q16);
+}
+
+/*
+ * θ-PowerTCP normalised power (Algorithm 2 l.11–13):
+ *     θ̇ = (RTT − prevRTT)/dt,   Γ_norm = (θ̇ + 1) · RTT / τ.
+ * The gradient is signed; it is handled as sign and magnitude because BPF
+ * has no signed division.  Returns 0 when dt is 0 (no new information).
+ */
+DC_INLINE __u32 dc_theta_norm_power(__u32 prev_rtt_us, __u32 rtt_us,
+				    __u64 dt_us, __u32 tau_us)
+{
+	__u64 one_plus_grad, grad;
+
+	if (!dt_us || !tau_us)
+		return 0;
+	if (rtt_us >= prev_rtt_us) {
+		grad = dc_q16_div(rtt_us - prev_rtt_us, dt_us);
+		one_plus_grad = DC_Q16_ONE + dc_min_u64(grad, DC_NORM_POWER_MAX_Q16);
+	} else {
+		grad = dc_q16_div(prev_rtt_us - rtt_us, dt_us);
+		one_plus_grad = grad >= DC_Q16_ONE ? 0 : DC_Q16_ONE - grad;
+	}
+	return dc_norm_power_clamp(dc_muldiv64(one_plus_grad, rtt_us, tau_us));
+}
+
+/*
+ * INT normalised power of one hop (Algorithm 1 l.11–19), from the previous
+ * and current samples of that hop:
+ *     λ/b = (Δqlen + Δtx) / (b·dt),   ν/(b·τ) = (qlen + b·τ)/(b·τ).
+ * Returns 0 when the pair cannot be differentiated (first sample, dt = 0,
+ * dt beyond DC_INT_MAX_DT_NS, or no rate).
+ */
+DC_INLINE __u32 dc_int_hop_norm_power(const struct dc_ptcp_hop_prev *prev,
+				      const struct dc_int_hop *cur,
+				      __u32 tau_us, __u32 *dt_ns_out)
+{
+	__u32 dt_ns = (__u32)cur->ts_ns - prev->ts_ns;
+	__u32 dtx = (__u32)cur->tx_bytes - prev->tx_bytes;
+	__u64 bdp, link_bytes, arrived, lambda_q16, nu_q16;
+
+	if (!dt_ns || dt_ns > DC_INT_MAX_DT_NS || !cur->rate_mbps || !tau_us)
+		return 0;
+	/* λ·dt = Δq + Δtx: bytes that arrived at the queue during dt. */
+	if (cur->qlen_bytes >= prev->qlen_bytes)
+		arrived = (__u64)dtx + (cur->qlen_bytes - prev->qlen_bytes);
+	else
+		arrived = dtx > prev->qlen_bytes - cur->qlen_bytes ?
+			  dtx - (prev->qlen_bytes - cur->qlen_bytes) : 0;
+	link_bytes = dc_bytes_in_ns(cur->rate_mbps, dt_ns);
+	lambda_q16 = dc_q16_div(arrived, link_bytes ? link_bytes : 1);
+	bdp = dc_ptcp_bdp_bytes(cur->rate_mbps, tau_us);
+	nu_q16 = dc_q16_div((__u64)cur->qlen_bytes + bdp, bdp ? bdp : 1);
+	*dt_ns_out = dt_ns;
+	return dc_norm_power_clamp(dc_q16_mul(lambda_q16, nu_q16));
+}
+
+/* Remember one hop's sample as the next "previous" (Algorithm 1 l.7). */
+DC_INLINE void dc_int_hop_remember(struct dc_ptcp_hop_prev *prev,
+				   const struct dc_int_hop *cur)
+{
+	prev->qlen_bytes = cur->qlen_bytes;
+	prev->ts_ns = (__u32)cur->ts_ns;
+	prev->tx_bytes = (__u32)cur->tx_bytes;
+}
+
+/*
+ * Max over hops of the normalised power (Algorithm 1 l.9–23), then
+ * remember the stack.  Returns 0 when no hop could be differentiated;
+ * *dt_us_out is the dt of the bottleneck hop, *hop_out its index.
+ */
+DC_INLINE __u32 dc_int_norm_power(struct dc_ptcp_state *st,
+				  const struct dc_int_stack *stack,
+				  __u32 tau_us, __u64 *dt_us_out, __u32 *hop_out)
+{
+	__u32 best = 0, best_dt_ns = 0, best_hop = 0, n = stack->nhops;
+	__u32 i;
+
+	if (n > DC_INT_MAX_HOPS)
+		n = DC_INT_MAX_HOPS;
+	for (i = 0; i < DC_INT_MAX_HOPS; i++) {
+		__u32 p, dt_ns = 0;
+
+		if (i >= n)
+			break;
+		p = i < st->nprev ? dc_int_hop_norm_power(&st->prev[i], &stack->hop[i],
+							  tau_us, &dt_ns) : 0;
+		if (p > best) {
+			best = p;
+			best_dt_ns = dt_ns;
+			best_hop = i;
+		}
+		dc_int_hop_remember(&st->prev[i], &stack->hop[i]);
+	}
+	st->nprev = (__u8)n;
+	*dt_us_out = best_dt_ns / DC_NSEC_PER_USEC;
+	if (best && !*dt_us_out)
+		*dt_us_out = 1;
+	*hop_out = best_hop;
+	return best;
+}
+
+/*
+ * Γ_smooth = (Γ_smooth·(τ − Δt) + Γ_norm·Δt)/τ  (Algorithm 1 l.24), with Δt
+ * capped at τ so a long gap simply replaces the average.
+ */
+DC_INLINE __u32 dc_ptcp_smooth(__u32 smooth_q16, __u32 norm_q16, __u64 dt_us,
+			       __u32 tau_us)
+{
+	__u64 dt = dc_min_u64(dt_us, tau_us);
+
+	if (!tau_us)
+		return norm_q16;
+	if (!smooth_q16)	/* first sample */
+		return norm_q16;
+	return (__u32)(((__u64)smooth_q16 * (tau_us - dt) + (__u64)norm_q16 * dt) /
+		       tau_us);
+}
+
+/*
+ * Window update (Eq. 2.16, Algorithm 1 l.27):
+ *     w = γ·(w_old/Γ_norm + β) + (1 − γ)·w
+ * Result clamped to [min_bytes, max_bytes].
+ */
+DC_INLINE __u32 dc_ptcp_update_window(__u32 cwnd_bytes, __u32 cwnd_old_bytes,
+				      __u32 norm_power_q16, __u32 beta_bytes,
+				      __u32 gamma_q16, __u32 min_bytes,
+				      __u32 max_bytes)
+{
+	__u64 target, np = norm_power_q16 ? norm_power_q16 : DC_Q16_ONE;
+	__u64 g = dc_min_u64(gamma_q16, DC_Q16_ONE), w;
+
+	target = dc_q16_div(cwnd_old_bytes, np) + beta_bytes;
+	w = (target * g + (__u64)cwnd_bytes * (DC_Q16_ONE - g)) >> DC_Q16_SHIFT;
+	return (__u32)dc_clamp_u64(w, min_bytes, max_bytes);
+}
+
+/*
+ * UPDATEOLD (Algorithm 1 l.7): once per RTT, when the ACK passes the
+ * snd_nxt recorded last time, remember the current window as w_old.
+ */
+DC_INLINE void dc_ptcp_update_old(struct dc_ptcp_state *st, __u32 ack_seq,
+				  __u32 snd_nxt)
+{
+	if (!dc_seq_before(ack_seq, st->old_seq)) {
+		st->cwnd_old_bytes = st->cwnd_bytes;
+		st->old_seq = snd_nxt;
+	}
+}
+
+/* Fresh state for a new connection (cwnd_init = HostBw·τ). */
+DC_INLINE void dc_ptcp_state_init(struct dc_ptcp_state *st, const struct dc_cc_cfg *cfg,
+			    __u32 cc, __u32 snd_nxt, __u32 min_bytes)
+{
+	__u32 tau = dc_ptcp_tau_us(cfg, 0);
+	__u32 w = dc_ptcp_cwnd_init_bytes(cfg, tau);
+	__u32 i;
+
+	if (w < min_bytes)
+		w = min_bytes;
+	st->cwnd_bytes = w;
+	st->cwnd_old_bytes = w;
+	st->old_seq = snd_nxt;
+	st->next_update_seq = snd_nxt;
+	st->prev_rtt_us = 0;
+	st->power_q16 = 0;
+	st->prev_t_us = 0;
+	st->tau_us = tau;
+	st->mode = DC_MODE_INIT;
+	st->nprev = 0;
+	st->cc = (__u8)cc;
+	st->bottleneck_hop = 0;
+	for (i = 0; i < DC_INT_MAX_HOPS; i++) {
+		st->prev[i].qlen_bytes = 0;
+		st->prev[i].ts_ns = 0;
+		st->prev[i].tx_bytes = 0;
+	}
+}
+
+/* Inputs of one ACK, gathered from the socket by the BPF program. */
+struct dc_ptcp_ack {
+	__u32 ack_seq;		/* snd_una after this ACK */
+	__u32 snd_nxt;
+	__u32 rtt_us;		/* 0 = no sample on this ACK */
+	__u32 min_rtt_us;
+	__u64 now_us;
+	__u32 min_cwnd_bytes;
+	__u32 max_cwnd_bytes;
+};
+
+/*
+ * θ-PowerTCP per ACK (Algorithm 2).  Power is smoothed on every ACK with
+ * an RTT sample; the window moves at most once per RTT.  Returns true when
+ * the window was updated.
+ */
+DC_INLINE bool dc_theta_on_ack(struct dc_ptcp_state *st, const struct dc_cc_cfg *cfg,
+			       const struct dc_ptcp_ack *a)
+{
+	__u32 np, tau = dc_ptcp_tau_us(cfg, a->min_rtt_us);
+	bool updated = false;
+
+	st->tau_us = tau;
+	st->mode = DC_MODE_THETA;
+	if (a->rtt_us) {
+		if (st->prev_rtt_us && a->now_us > st->prev_t_us) {
+			__u64 dt = a->now_us - st->prev_t_us;
+
+			np = dc_theta_norm_power(st->prev_rtt_us, a->rtt_us, dt, tau);
+			if (np)
+				st->power_q16 = dc_ptcp_smooth(st->power_q16, np, dt, tau);
+		}
+		st->prev_rtt_us = a->rtt_us;
+		st->prev_t_us = a->now_us;
+	}
+	if (st->power_q16 && !dc_seq_before(a->ack_seq, st->next_update_seq)) {
+		st->cwnd_bytes = dc_ptcp_update_window(st->cwnd_bytes, st->cwnd_old_bytes,
+						       st->power_q16,
+						       dc_ptcp_beta_bytes(cfg, tau),
+						       cfg->gamma_q16, a->min_cwnd_bytes,
+						       a->max_cwnd_bytes);
+		st->next_update_seq = a->snd_nxt;
+		updated = true;
+	}
+	dc_ptcp_update_old(st, a->ack_seq, a->snd_nxt);
+	return updated;
+}
+
+/*
+ * PowerTCP per ACK with telemetry (Algorithm 1): power from the hop
+ * stack, window on every ACK that brought new telemetry.  Returns true
+ * when the window was updated.
+ */
+DC_INLINE bool dc_powertcp_on_ack(struct dc_ptcp_state *st, const struct dc_cc_cfg *cfg,
+				  const struct dc_ptcp_ack *a,
+				  const struct dc_int_stack *stack)
+{
+	__u32 np, hop = 0, tau = dc_ptcp_tau_us(cfg, a->min_rtt_us);
+	__u64 dt_us = 0;
+
+	st->tau_us = tau;
+	st->mode = DC_MODE_INT;
+	np = dc_int_norm_power(st, stack, tau, &dt_us, &hop);
+	if (!np) {
+		dc_ptcp_update_old(st, a->ack_seq, a->snd_nxt);
+		return false;
+	}
+	st->power_q16 = dc_ptcp_smooth(st->power_q16, np, dt_us, tau);
+	st->bottleneck_hop = (__u8)hop;
+	st->cwnd_bytes = dc_ptcp_update_window(st->cwnd_bytes, st->cwnd_old_bytes,
+					       st->power_q16,
+					       dc_ptcp_beta_bytes(cfg, tau),
+					       cfg->gamma_q16, a->min_cwnd_bytes,
+					       a->max_cwnd_bytes);
+	dc_ptcp_update_old(st, a->ack_seq, a->snd_nxt);
+	return true;
+}
+
+#endif

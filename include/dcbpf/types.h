@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Map keys and values shared by the BPF programs, dcbpfd and dcbpf.  Every
+ * field carries its unit in its name so `bpftool map dump` explains itself.
+ * Layouts are ABI between objects and tools: append, never reorder.
+ */
+#ifndef DCBPF_TYPES_H
+#define DCBPF_TYPES_H
+
+#include "compat.h"
+
+/* Pin directory; maps are pinned by name below it. */
+#define DC_PIN_DIR "/sys/fs/bpf/dcbpf"
+
+/* ---- congestion control ------------------------------------------------ */
+
+/* Which congestion control a config/counter entry belongs to (map key). */
+enum dc_cc_id {
+	DC_CC_POWERTCP = 0,
+	DC_CC_THETA = 1,
+	DC_CC_MAX = 2,
+};
+
+/*
+ * Per-CC parameters (dc_cc_cfg, key enum dc_cc_id).  Zero means "derive":
+ * base_rtt_us = 0 tracks the flow's min RTT, beta_bytes = 0 uses
+ * host_bw · τ / expected_flows (seed 000 §2.2.3).
+ */
+struct dc_cc_cfg {
+	__u32 gamma_q16;	/* EWMA weight γ ∈ (0, 1], Q16 */
+	__u32 base_rtt_us;	/* τ; 0 = min RTT of the flow */
+	__u32 host_bw_mbps;	/* host NIC bandwidth (HostBw) */
+	__u32 expected_flows;	/* N in β = HostBw·τ/N */
+	__u32 beta_bytes;	/* additive increase β; 0 = derive */
+	__u32 int_stale_us;	/* INT older than this → θ law */
+	__u32 min_cwnd_pkts;	/* floor of snd_cwnd */
+	__u32 pacing;		/* 1 = set pacing rate cwnd/τ */
+};
+
+/* Flow identity as seen by the sending host: local = source. */
+struct dc_flow_key {
+	__u32 saddr[4];		/* network order; IPv4 in [0] */
+	__u32 daddr[4];
+	__u16 sport;		/* host order */
+	__u16 dport;		/* host order */
+	__u8 family;		/* AF_INET / AF_INET6 */
+	__u8 pad[3];
+};
+
+enum dc_cc_mode {
+	DC_MODE_INIT = 0,	/* no feedback yet: line rate, cwnd_init */
+	DC_MODE_THETA = 1,	/* RTT law (Algorithm 2) */
+	DC_MODE_INT = 2,	/* INT law (Algorithm 1) */
+};
+
+/* Per-flow view users want (dc_cc_flows, LRU hash, updated per ACK). */
+struct dc_cc_flow {
+	__u32 cc;		/* enum dc_cc_id */
+	__u32 mode;		/* enum dc_cc_mode */
+	__u32 cwnd_bytes;
+	__u32 snd_cwnd_pkts;
+	__u64 pacing_rate_Bps;	/* bytes per second */
+	__u32 norm_power_q16;	/* smoothed Γ/e, 1.0 = equilibrium */
+	__u32 rtt_us;		/* last RTT sample */
+	__u32 tau_us;		/* base RTT in use */
+	__u32 beta_bytes;	/* additive increase in use */
+	__u32 bottleneck_hop;	/* hop index with max power (INT) */
+	__u32 pad;
+	__u64 acks;
+	__u64 cwnd_updates;
+	__u64 theta_acks;	/* ACKs handled by the θ law */
+	__u64 int_acks;		/* ACKs handled by the INT law */
+};
+
+/* Global counters (dc_cc_stats, array, key enum dc_cc_id). */
+struct dc_cc_counters {
+	__u64 flows_init;
+	__u64 flows_released;
+	__u64 acks;
+	__u64 cwnd_updates;
+	__u64 rtt_missing;	/* ACKs with no RTT sample */
+	__u64 int_acks;		/* PowerTCP ACKs with fresh INT */
+	__u64 theta_fallback;	/* PowerTCP ACKs without INT → θ law */
+	__u64 int_stale;	/* INT present but older than int_stale_us */
+	__u64 mirror_fail;	/* dc_cc_flows update failed */
+};
+
+/* ---- in-band telemetry, decoded --------------------------------------- */
+
+#define DC_INT_MAX_HOPS 4
+
+/* One hop's telemetry as the CC sees it (decoded from the wire format). */
+struct dc_int_hop {
+	__u32 qlen_bytes;	/* egress queue length when the packet left */
+	__u32 rate_mbps;	/* egress port rate */
+	__u64 ts_ns;		/* switch timestamp */
+	__u64 tx_bytes;		/* bytes transmitted by the port so far */
+};
+
+/* Latest echoed hop stack of a flow (dc_int_flows, key dc_flow_key). */
+struct dc_int_stack {
+	__u64 updated_ns;	/* host time the echo was published */
+	__u32 nhops;
+	__u32 flags;		/* DC_INT_F_* */
+	struct dc_int_hop hop[DC_INT_MAX_HOPS];
+};
+
+#define DC_INT_F_OVERFLOW 0x1	/* more hops than slots on the path */
+
+#endif

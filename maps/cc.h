@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Congestion-control maps, defined once.  Pinned by name under the pin
+ * directory so every object (CC, INT programs, tools) shares one instance.
+ * Writers/readers and pin paths: docs/maps.md.
+ */
+#ifndef DCBPF_MAPS_CC_H
+#define DCBPF_MAPS_CC_H
+
+#include "dcbpf/types.h"
+
+#define DC_FLOWS_MAX 65536
+
+/* Parameters per CC.  A hash, not an array: replacing a hash element is
+ * atomic for concurrent readers, so a `dcbpf set` is never seen half done. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DC_CC_MAX);
+	__type(key, __u32);
+	__type(value, struct dc_cc_cfg);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_cc_cfg SEC(".maps");
+
+/* Per-flow mirror of the CC state, for bpftool and dcbpf dump.  LRU so a
+ * flood of short connections cannot exhaust it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, DC_FLOWS_MAX);
+	__type(key, struct dc_flow_key);
+	__type(value, struct dc_cc_flow);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_cc_flows SEC(".maps");
+
+/* Global counters per CC (updated with atomic adds). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DC_CC_MAX);
+	__type(key, __u32);
+	__type(value, struct dc_cc_counters);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_cc_stats SEC(".maps");
+
+/* Latest echoed INT hop stack per flow: written by the sender's TC
+ * ingress, read by PowerTCP on each ACK. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, DC_FLOWS_MAX);
+	__type(key, struct dc_flow_key);
+	__type(value, struct dc_int_stack);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_int_flows SEC(".maps");
+
+#endif

@@ -1,0 +1,292 @@
+# Emulated datacenter fabric built from network namespaces and veth pairs.
+# Sourced (never executed) by tests, the demo and experiments:
+#
+#   . tests/lib/fabric.sh
+#   fabric_init                          # unique id + cleanup trap
+#   fabric_dumbbell 10 1000 1000000      # 10 senders, 1 Gbit/s, 1 MB buffer
+#   fabric_bg "$FAB_RECV" iperf3 -s ...  # background process, killed at teardown
+#   ...                                  # teardown runs on EXIT/INT/TERM
+#
+# Everything a run creates carries its id (namespaces "<id>-<role>", devices
+# "<id><suffix>"), so teardown removes exactly this run's objects and nothing
+# else. docs/fabric.md describes addressing, MTU rule and the measured
+# choice of bottleneck parameters.
+#
+# Tunables (environment, read when a builder runs):
+#   FAB_MTU        MTU the hosts' TCP uses (default 1500)
+#   FAB_INT_ROOM   extra bytes every link carries beyond FAB_MTU for in-band
+#                  telemetry options added after the host stack (default 0;
+#                  INT needs 36..40). Host routes are clamped to FAB_MTU.
+#   FAB_TBF_BURST  TBF bucket size in bytes (default 32768, see docs/fabric.md)
+#   FAB_OFFLOAD    on|off: TSO/GSO/GRO of the host interfaces (default on)
+#   FAB_IPV6       1 keeps IPv6 on inside the fabric (default 0: off, so
+#                  ND/MLD chatter never shows up in the bottleneck counters)
+# shellcheck shell=bash
+
+FAB_ID=""
+FAB_NS=()		# every namespace this run created, in creation order
+FAB_PIDS=()		# every background process started with fabric_bg
+FAB_HOOKS=()		# commands run first at teardown (fabric_on_exit)
+FAB_TORN=0
+FAB_PREV_EXIT_TRAP=""
+
+_fab_die() {
+	echo "fabric: $*" >&2
+	return 1
+}
+
+# Run a command inside a namespace of this fabric.
+fabric_exec() {
+	local ns=$1
+	shift
+	ip netns exec "$ns" "$@"
+}
+
+# fabric_init: choose the id, register teardown. Idempotent per shell.
+fabric_init() {
+	[ -n "$FAB_ID" ] && return 0
+	[ "$(id -u)" = 0 ] || { _fab_die "needs root (network namespaces); run with sudo"; return 1; }
+	local cmd
+	for cmd in ip tc; do
+		command -v "$cmd" >/dev/null || { _fab_die "'$cmd' not found; install iproute2"; return 1; }
+	done
+	local try id
+	for try in 1 2 3 4 5 6 7 8; do
+		# 3 + 4 + 2 = 9 chars: leaves 6 for device suffixes (IFNAMSIZ is 16).
+		id=$(printf 'dcb%04d%02x' $(($$ % 10000)) $((RANDOM % 256)))
+		if ! ip netns list 2>/dev/null | grep -q "^${id}-" &&
+			! ip -o link show 2>/dev/null | grep -q ": ${id}"; then
+			FAB_ID=$id
+			break
+		fi
+	done
+	[ -n "$FAB_ID" ] || { _fab_die "could not pick an unused id after $try tries"; return 1; }
+	export FAB_ID
+	FAB_TORN=0
+	# Chain an EXIT trap the caller already had rather than replacing it.
+	FAB_PREV_EXIT_TRAP=$(trap -p EXIT | sed -E "s/^trap -- '(.*)' EXIT$/\1/")
+	trap '_fab_on_exit' EXIT
+	trap '_fab_on_signal 130' INT
+	trap '_fab_on_signal 143' TERM
+}
+
+_fab_on_exit() {
+	local rc=$?
+	fabric_teardown
+	if [ -n "$FAB_PREV_EXIT_TRAP" ]; then eval "$FAB_PREV_EXIT_TRAP"; fi
+	return $rc
+}
+
+_fab_on_signal() {
+	trap - INT TERM
+	echo "fabric: interrupted, tearing down $FAB_ID" >&2
+	exit "$1"	# runs the EXIT trap
+}
+
+# fabric_on_exit CMD: run CMD (eval'd) at teardown, before namespaces go.
+fabric_on_exit() { FAB_HOOKS+=("$1"); }
+
+# fabric_bg NS CMD...: start CMD in the background inside NS; its PID is in
+# FAB_LAST_PID and it is killed at teardown. NS "" means the caller's ns.
+fabric_bg() {
+	local ns=$1
+	shift
+	if [ -n "$ns" ]; then
+		ip netns exec "$ns" "$@" &
+	else
+		"$@" &
+	fi
+	FAB_LAST_PID=$!
+	FAB_PIDS+=("$FAB_LAST_PID")
+}
+
+# fabric_kill PID: stop one process we started (TERM, then KILL after 2 s).
+fabric_kill() {
+	local pid=$1 i
+	kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }
+	kill -TERM "$pid" 2>/dev/null || true
+	for i in $(seq 20); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+
+# fabric_teardown: remove everything this run made. Safe to call repeatedly
+# and on a half-built fabric.
+fabric_teardown() {
+	[ -n "$FAB_ID" ] || return 0
+	[ "$FAB_TORN" = 1 ] && return 0
+	FAB_TORN=1
+	local h pid ns
+	for h in "${FAB_HOOKS[@]}"; do eval "$h" || true; done
+	for pid in "${FAB_PIDS[@]}"; do fabric_kill "$pid"; done
+	# A namespace stays alive while a process is inside it; anything still in
+	# one of ours was started by this run (the names are unique to it).
+	for ns in $(ip netns list 2>/dev/null | awk -v p="${FAB_ID}-" 'index($1, p) == 1 {print $1}'); do
+		for pid in $(ip netns pids "$ns" 2>/dev/null); do fabric_kill "$pid"; done
+		ip netns delete "$ns" 2>/dev/null || true
+	done
+	# Deleting a namespace destroys its veths; one stuck in the caller's ns
+	# (a builder interrupted between create and move) is removed by name.
+	for h in $(ip -o link show 2>/dev/null | awk -F': ' -v p="$FAB_ID" 'index($2, p) == 1 {sub(/@.*/, "", $2); print $2}'); do
+		ip link delete "$h" 2>/dev/null || true
+	done
+	FAB_NS=()
+	FAB_PIDS=()
+	FAB_HOOKS=()
+}
+
+# ---- building blocks (shared by every topology) ---------------------------
+
+# fabric_make_ns ROLE: create namespace "<id>-ROLE" with loopback up and the
+# sysctls every node wants; prints nothing, sets FAB_LAST_NS.
+fabric_make_ns() {
+	local ns="${FAB_ID}-$1"
+	[ -n "$FAB_ID" ] || { _fab_die "call fabric_init first"; return 1; }
+	ip netns add "$ns" || { _fab_die "ip netns add $ns failed"; return 1; }
+	FAB_NS+=("$ns")
+	ip -n "$ns" link set lo up
+	if [ "${FAB_IPV6:-0}" != 1 ]; then
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+	fi
+	# Cached per-destination metrics (ssthresh, cwnd) would carry one
+	# congestion control's history into the next run on the same fabric.
+	ip netns exec "$ns" sysctl -qw net.ipv4.tcp_no_metrics_save=1
+	FAB_LAST_NS=$ns
+}
+
+# fabric_make_host ROLE: a namespace that terminates TCP.
+fabric_make_host() { fabric_make_ns "$@"; }
+
+# fabric_make_switch ROLE: a namespace that forwards IPv4.
+fabric_make_switch() {
+	fabric_make_ns "$1" || return 1
+	ip netns exec "$FAB_LAST_NS" sysctl -qw net.ipv4.ip_forward=1
+	# Forwarding between our own ports never needs redirects; they would
+	# only add control packets to the measured queues.
+	ip netns exec "$FAB_LAST_NS" sysctl -qw net.ipv4.conf.all.send_redirects=0 net.ipv4.conf.default.send_redirects=0
+}
+
+# fabric_link_mtu: MTU of every fabric link (host path MTU + telemetry room).
+fabric_link_mtu() { echo $((${FAB_MTU:-1500} + ${FAB_INT_ROOM:-0})); }
+
+# fabric_make_link NS_A DEV_A NS_B DEV_B: veth pair created directly inside
+# the two namespaces (never in the caller's), MTU set, both ends up. Device
+# names get the fabric id as prefix; the full names are in FAB_LAST_DEV_A/B.
+fabric_make_link() {
+	local nsa=$1 da="${FAB_ID}$2" nsb=$3 db="${FAB_ID}$4" mtu
+	mtu=$(fabric_link_mtu)
+	if [ ${#da} -gt 15 ] || [ ${#db} -gt 15 ]; then
+		_fab_die "device name '$da' or '$db' longer than 15 characters; shorten the suffix"
+		return 1
+	fi
+	ip link add "$da" netns "$nsa" mtu "$mtu" type veth peer name "$db" netns "$nsb" mtu "$mtu" ||
+		{ _fab_die "creating veth $da ($nsa) <-> $db ($nsb) failed"; return 1; }
+	ip -n "$nsa" link set "$da" up
+	ip -n "$nsb" link set "$db" up
+	if [ "${FAB_OFFLOAD:-on}" = off ]; then
+		fabric_offload "$nsa" "$da" off && fabric_offload "$nsb" "$db" off || return 1
+	fi
+	FAB_LAST_DEV_A=$da
+	FAB_LAST_DEV_B=$db
+}
+
+# fabric_offload NS DEV on|off: TSO/GSO/GRO of one device.
+fabric_offload() {
+	command -v ethtool >/dev/null ||
+		{ _fab_die "ethtool not found (needed for FAB_OFFLOAD=off); apt-get install -y ethtool"; return 1; }
+	ip netns exec "$1" ethtool -K "$2" tso "$3" gso "$3" gro "$3" >/dev/null 2>&1 ||
+		{ _fab_die "ethtool -K $2 (in $1) tso/gso/gro $3 failed"; return 1; }
+}
+
+# fabric_add_addr NS DEV CIDR
+fabric_add_addr() {
+	ip -n "$1" addr add "$3" dev "$2" || { _fab_die "adding $3 to $2 in $1 failed"; return 1; }
+}
+
+# fabric_add_route NS PREFIX VIA [DEV]: on a host with FAB_INT_ROOM > 0 the
+# route MTU is clamped to FAB_MTU so TCP leaves room for telemetry options.
+fabric_add_route() {
+	local ns=$1 pfx=$2 via=$3 dev=${4:-} extra=()
+	[ -n "$dev" ] && extra+=(dev "$dev")
+	if [ "${FAB_INT_ROOM:-0}" -gt 0 ] && [ "${FAB_ROUTE_CLAMP:-1}" = 1 ]; then
+		extra+=(mtu lock "${FAB_MTU:-1500}")
+	fi
+	ip -n "$ns" route replace "$pfx" via "$via" "${extra[@]}" ||
+		{ _fab_die "route $pfx via $via in $ns failed"; return 1; }
+}
+
+# fabric_shape NS DEV RATE_MBIT BUF_BYTES: the egress bottleneck. TBF at
+# RATE_MBIT whose queue holds BUF_BYTES (its bfifo limit) and whose bucket
+# is FAB_TBF_BURST bytes. Handle 1: so tools can find it.
+fabric_shape() {
+	local ns=$1 dev=$2 rate=$3 buf=$4 burst=${FAB_TBF_BURST:-32768}
+	tc -n "$ns" qdisc replace dev "$dev" root handle 1: tbf rate "${rate}mbit" burst "$burst" limit "$buf" ||
+		{ _fab_die "tbf rate ${rate}mbit burst $burst limit $buf on $dev ($ns) failed"; return 1; }
+}
+
+# ---- topologies ------------------------------------------------------------
+
+# fabric_dumbbell NSENDERS RATE_MBIT BUF_BYTES
+#
+#   s0 --\                                    addressing (10.77.0.0/16):
+#   s1 ---+-- sw --[TBF]-- rx                 sender i: 10.77.(i+1).1/24
+#   ..  --/                                   receiver: 10.77.0.1/24
+#                                             switch:   .254 on each link
+# Sets: FAB_SENDERS FAB_SENDER_IPS FAB_SENDER_DEVS FAB_SW_PORTS (arrays,
+# index = sender), FAB_SWITCH FAB_RECV FAB_RECV_IP FAB_RECV_DEV FAB_BN_DEV
+# FAB_RATE_MBIT FAB_BUF_BYTES FAB_LINK_MTU.
+fabric_dumbbell() {
+	local n=${1:?fabric_dumbbell NSENDERS RATE_MBIT BUF_BYTES} rate=${2:?rate in Mbit/s} buf=${3:?buffer bytes} i
+	[ "$n" -ge 1 ] && [ "$n" -le 250 ] || { _fab_die "NSENDERS must be 1..250, got $n"; return 1; }
+	fabric_init || return 1
+	FAB_SENDERS=() FAB_SENDER_IPS=() FAB_SENDER_DEVS=() FAB_SW_PORTS=()
+	fabric_make_switch sw || return 1
+	FAB_SWITCH=$FAB_LAST_NS
+	fabric_make_host rx || return 1
+	FAB_RECV=$FAB_LAST_NS
+	fabric_make_link "$FAB_SWITCH" pr "$FAB_RECV" r || return 1
+	FAB_BN_DEV=$FAB_LAST_DEV_A
+	FAB_RECV_DEV=$FAB_LAST_DEV_B
+	FAB_RECV_IP=10.77.0.1
+	fabric_add_addr "$FAB_SWITCH" "$FAB_BN_DEV" 10.77.0.254/24 || return 1
+	fabric_add_addr "$FAB_RECV" "$FAB_RECV_DEV" "$FAB_RECV_IP/24" || return 1
+	fabric_add_route "$FAB_RECV" 10.77.0.0/16 10.77.0.254 || return 1
+	for ((i = 0; i < n; i++)); do
+		fabric_make_host "s$i" || return 1
+		FAB_SENDERS+=("$FAB_LAST_NS")
+		fabric_make_link "$FAB_LAST_NS" "h$i" "$FAB_SWITCH" "p$i" || return 1
+		FAB_SENDER_DEVS+=("$FAB_LAST_DEV_A")
+		FAB_SW_PORTS+=("$FAB_LAST_DEV_B")
+		FAB_SENDER_IPS+=("10.77.$((i + 1)).1")
+		fabric_add_addr "$FAB_LAST_NS" "$FAB_LAST_DEV_A" "10.77.$((i + 1)).1/24" || return 1
+		fabric_add_addr "$FAB_SWITCH" "$FAB_LAST_DEV_B" "10.77.$((i + 1)).254/24" || return 1
+		fabric_add_route "$FAB_LAST_NS" 10.77.0.0/16 "10.77.$((i + 1)).254" || return 1
+	done
+	fabric_shape "$FAB_SWITCH" "$FAB_BN_DEV" "$rate" "$buf" || return 1
+	FAB_RATE_MBIT=$rate
+	FAB_BUF_BYTES=$buf
+	FAB_LINK_MTU=$(fabric_link_mtu)
+}
+
+# fabric_ping_all: every sender reaches the receiver (also warms ARP so the
+# first measured packets do not wait for neighbour resolution).
+fabric_ping_all() {
+	local ns bad=""
+	for ns in "${FAB_SENDERS[@]}"; do
+		ip netns exec "$ns" ping -c 1 -W 2 -q "$FAB_RECV_IP" >/dev/null 2>&1 || bad+=" $ns"
+	done
+	[ -z "$bad" ] || { _fab_die "receiver $FAB_RECV_IP unreachable from:$bad"; return 1; }
+}
+
+# fabric_wait_port NS PORT [TIMEOUT_S]: wait until a TCP listener is up.
+fabric_wait_port() {
+	local ns=$1 port=$2 t=${3:-5} i
+	for ((i = 0; i < t * 20; i++)); do
+		ip netns exec "$ns" ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && return 0
+		sleep 0.05
+	done
+	_fab_die "nothing listening on port $port in $ns after ${t}s"
+}
