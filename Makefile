@@ -109,7 +109,7 @@ $(BUILD)/tools/%: tests/tools/%.c $(HDRS) | $(BUILD)/tools
 # the fixed-point code must be found here, not in the kernel.
 $(BUILD)/tests/%: tests/unit/%.c $(HDRS) $(LOADER_COMMON) $(LOADER_HDRS) tests/lib/check.h | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib -fsanitize=undefined -fno-sanitize-recover=all \
-		-o $@ $< $(if $(findstring config,$*),$(LOADER_COMMON) $(LDLIBS_LOADER))
+		-o $@ $< $(if $(findstring config,$*),$(LOADER_COMMON) $(LDLIBS_LOADER)) -lm
 
 $(BUILD)/bench/%: tests/bench/%.c $(HDRS) | $(BUILD)/bench
 	$(CC) $(CFLAGS) -O2 -o $@ $< $(LDLIBS_BPF)

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Host unit tests of the PowerTCP / θ-PowerTCP control law
+ * (include/dcbpf/powertcp.h) against hand-worked cases of seed 000 §2.2.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "dcbpf/powertcp.h"
+
+#define Q(x) ((__u32)((x) * (double)DC_Q16_ONE + 0.5))
+
+static struct dc_cc_cfg cfg_default(void)
+{
+	struct dc_cc_cfg c = {
+		.gamma_q16 = DC_DEFAULT_GAMMA_Q16,
+		.base_rtt_us = 50,
+		.host_bw_mbps = 1000,
+		.expected_flows = 10,
+		.int_stale_us = DC_DEFAULT_INT_STALE_US,
+		.min_cwnd_pkts = 2,
+		.pacing = 1,
+	};
+	return c;
+}
+
+static double rel_err(double a, double b)
+{
+	return fabs(a - b) / (b != 0 ? fabs(b) : 1);
+}
+
+static void test_parameters(void)
+{
+	struct dc_cc_cfg c = cfg_default();
+
+	/* 1 Gbit/s × 50 µs = 6250 bytes; β = BDP / N. */
+	CHECK_EQ("bdp 1G x 50us", dc_ptcp_bdp_bytes(1000, 50), 6250);
+	CHECK_EQ("beta derived HostBw*tau/N", dc_ptcp_beta_bytes(&c, 50), 625);
+	c.beta_bytes = 3000;
+	CHECK_EQ("beta configured wins", dc_ptcp_beta_bytes(&c, 50), 3000);
+	c = cfg_default();
+	CHECK_EQ("cwnd_init = HostBw*tau", dc_ptcp_cwnd_init_bytes(&c, 50), 6250);
+	/* rate = cwnd/τ: 6250 B / 50 µs = 125 MB/s = 1 Gbit/s. */
+	CHECK_EQ("pacing cwnd/tau", dc_ptcp_pacing_Bps(6250, 50), 125000000ULL);
+	/* τ: configured, else min RTT, else the default. */
+	CHECK_EQ("tau configured", dc_ptcp_tau_us(&c, 7), 50);
+	c.base_rtt_us = 0;
+	CHECK_EQ("tau tracks min rtt", dc_ptcp_tau_us(&c, 7), 7);
+	CHECK_EQ("tau default before samples", dc_ptcp_tau_us(&c, 0), DC_DEFAULT_TAU_US);
+	CHECK_EQ("tau ignores unset min_rtt", dc_ptcp_tau_us(&c, ~0U), DC_DEFAULT_TAU_US);
+	c.expected_flows = 0;
+	CHECK_EQ("beta with N=0 treated as 1", dc_ptcp_beta_bytes(&c, 50), 6250);
+}
+
+/* Eq. 2.16 by hand: w_old = 20000, Γ = 2.0, β = 1000, γ = 0.9, w = 10000
+ * → 0.9·(20000/2 + 1000) + 0.1·10000 = 10900. */
+static void test_update_window(void)
+{
+	__u32 w = dc_ptcp_update_window(10000, 20000, Q(2.0), 1000, Q(0.9), 0, ~0U);
+
+	CHECK_RANGE("Eq.2.16 hand-worked", w, 10899, 10901);
+	/* γ = 1: the old window is forgotten entirely. */
+	w = dc_ptcp_update_window(10000, 20000, Q(2.0), 1000, Q(1.0), 0, ~0U);
+	CHECK_EQ("gamma=1 replaces window", w, 11000);
+	/* Γ = 1 and β = 0 at γ = 0.5: midway between w and w_old. */
+	w = dc_ptcp_update_window(10000, 20000, Q(1.0), 0, Q(0.5), 0, ~0U);
+	CHECK_EQ("gamma=0.5 EWMA midpoint", w, 15000);
+	/* Clamps. */
+	w = dc_ptcp_update_window(10000, 20000, Q(1000.0), 0, Q(1.0), 2896, ~0U);
+	CHECK_EQ("window floor", w, 2896);
+	w = dc_ptcp_update_window(10000, 20000, Q(0.25), 0, Q(1.0), 0, 50000);
+	CHECK_EQ("window ceiling", w, 50000);
+	/* Γ = 0 (no information) is treated as 1, never a division by zero. */
+	w = dc_ptcp_update_window(10000, 20000, 0, 0, Q(1.0), 0, ~0U);
+	CHECK_EQ("zero power treated as equilibrium", w, 20000);
+}
+
+/* The γ EWMA converges geometrically: after k updates with a fixed target
+ * the distance shrinks by (1 − γ)^k (Theorem 2's exponential decay). */
+static void test_gamma_ewma(void)
+{
+	__u32 w = 100000, target = 10000;
+	int k;
+
+	for (k = 0; k < 3; k++)
+		w = dc_ptcp_update_window(w, target, Q(1.0), 0, Q(0.9), 0, ~0U);
+	/* 10000 + 90000·0.1^3 = 10090 */
+	CHECK_RANGE("gamma EWMA decay 0.1^k", w, 10089, 10091);
+}
+
+static void test_theta_power(void)
+{
+	/* Flat RTT equal to τ: Γ = 1. */
+	CHECK_EQ("theta: rtt=tau flat → 1", dc_theta_norm_power(50, 50, 100, 50), Q(1.0));
+	/* Flat RTT 2τ (queue of one BDP): Γ = 2. */
+	CHECK_EQ("theta: rtt=2tau flat → 2", dc_theta_norm_power(100, 100, 100, 50), Q(2.0));
+	/* Rising: θ̇ = 50/100 = 0.5, θ = 100, τ = 50 → 1.5·2 = 3. */
+	CHECK_EQ("theta: rising gradient", dc_theta_norm_power(50, 100, 100, 50), Q(3.0));
+	/* Negative gradient: θ̇ = −0.5 → 0.5·100/100 = 0.5. */
+	CHECK_EQ("theta: negative gradient", dc_theta_norm_power(150, 100, 100, 100), Q(0.5));
+	/* θ̇ ≤ −1 (noise) is clamped to the floor, not wrapped. */
+	CHECK_EQ("theta: gradient below -1 clamps", dc_theta_norm_power(300, 100, 100, 100),
+		 DC_NORM_POWER_MIN_Q16);
+	CHECK_EQ("theta: dt=0 gives no sample", dc_theta_norm_power(100, 120, 0, 50), 0);
+	/* Long idle gap: the gradient vanishes, power = θ/τ. */
+	CHECK_EQ("theta: long gap", dc_theta_norm_power(50, 100, 10ULL * 1000 * 1000 * 1000, 50),
+		 Q(2.0));
+	/* Huge jump saturates at the ceiling. */
+	CHECK_EQ("theta: saturates", dc_theta_norm_power(10, 4000000000U, 1, 10),
+		 DC_NORM_POWER_MAX_Q16);
+}
+
+static void test_smooth(void)
+{
+	/* Δt = τ/2: halfway.  Δt ≥ τ: replaced. First sample: taken as is. */
+	CHECK_EQ("smooth half", dc_ptcp_smooth(Q(1.0), Q(3.0), 25, 50), Q(2.0));
+	CHECK_EQ("smooth dt>=tau replaces", dc_ptcp_smooth(Q(1.0), Q(3.0), 500, 50), Q(3.0));
+	CHECK_EQ("smooth first sample", dc_ptcp_smooth(0, Q(3.0), 1, 50), Q(3.0));
+	CHECK_EQ("smooth dt=0 keeps", dc_ptcp_smooth(Q(1.0), Q(3.0), 0, 50), Q(1.0));
+}
+
+/* Reference INT power in double precision. */
+static double int_power_ref(double q0, double q1, double tx0, double tx1, double dt_ns,
+			    double rate_mbps, double tau_us)
+{
+	double b = rate_mbps * 1e6 / 8 / 1e9; /* bytes per ns */
+	double qdot = (q1 - q0) / dt_ns, mu = (tx1 - tx0) / dt_ns;
+	double bdp = rate_mbps * tau_us / 8;
+
+	return (qdot + mu) * (q1 + bdp) / (b * b * tau_us * 1e3);
+}
+
+static void test_int_hop_power(void)
+{
+	struct dc_ptcp_hop_prev prev = { .qlen_bytes = 0, .ts_ns = 1000, .tx_bytes = 0 };
+	struct dc_int_hop cur = { .qlen_bytes = 0, .rate_mbps = 1000, .ts_ns = 11000,
+				  .tx_bytes = 1250 };
+	__u32 dt = 0, p;
+
+	/* Full link (1250 B in 10 µs at 1 Gbit/s), empty queue: Γ = 1. */
+	p = dc_int_hop_norm_power(&prev, &cur, 50, &dt);
+	CHECK_EQ("int: saturated link, empty queue → 1", p, Q(1.0));
+	CHECK_EQ("int: dt reported", dt, 10000);
+	/* Half utilised: μ = b/2 → Γ = 0.5. */
+	cur.tx_bytes = 625;
+	CHECK_EQ("int: half utilised → 0.5", dc_int_hop_norm_power(&prev, &cur, 50, &dt), Q(0.5));
+	/* Queue step: +1250 B during 10 µs on a full link and q = 1250:
+	 * λ/b = 2, ν/(bτ) = (1250 + 6250)/6250 = 1.2 → 2.4. */
+	cur.tx_bytes = 1250;
+	cur.qlen_bytes = 1250;
+	p = dc_int_hop_norm_power(&prev, &cur, 50, &dt);
+	CHECK_RANGE("int: queue step → 2.4", p, Q(2.4) - 2, Q(2.4) + 2);
+	/* Draining queue: q 5000 → 3750 at full rate: λ = 0, floor. */
+	prev.qlen_bytes = 5000;
+	cur.qlen_bytes = 3750;
+	CHECK_EQ("int: draining faster than arrivals clamps to floor",
+		 dc_int_hop_norm_power(&prev, &cur, 50, &dt), DC_NORM_POWER_MIN_Q16);
+	/* Unusable pairs. */
+	prev.qlen_bytes = 0;
+	cur.ts_ns = prev.ts_ns;
+	CHECK_EQ("int: dt=0 → no sample", dc_int_hop_norm_power(&prev, &cur, 50, &dt), 0);
+	cur.ts_ns = prev.ts_ns + DC_INT_MAX_DT_NS + 1;
+	CHECK_EQ("int: gap beyond max dt → no sample",
+		 dc_int_hop_norm_power(&prev, &cur, 50, &dt), 0);
+	cur.ts_ns = 11000;
+	cur.rate_mbps = 0;
+	CHECK_EQ("int: no rate → no sample", dc_int_hop_norm_power(&prev, &cur, 50, &dt), 0);
+	/* Counters wrap modulo 2^32 (truncated wire fields). */
+	prev.ts_ns = 0xfffff000u;
+	prev.tx_bytes = 0xffffff00u;
+	cur.rate_mbps = 1000;
+	cur.ts_ns = 0x100000000ULL + 0x1710; /* dt = 10000 ns across the wrap */
+	cur.tx_bytes = 0x100000000ULL + 1250 - 0x100;
+	cur.qlen_bytes = 0;
+	CHECK_EQ("int: wrap-safe deltas", dc_int_hop_norm_power(&prev, &cur, 50, &dt), Q(1.0));
+}
+
+/* No overflow at 100 Gbit/s with deep queues and gaps up to the limit. */
+static void test_int_high_rate(void)
+{
+	static const struct { double q0, q1, dtx, dt_ns, tau; } cases[] = {
+		{ 0, 0, 12500, 1000, 10 },			/* full link, 1 µs */
+		{ 100000, 2000000, 1250000, 100000, 10 },	/* incast onto 100G */
+		{ 0, 30000000, 12500000, 1000000, 20 },		/* 30 MB queue */
+		{ 5000000, 0, 1250000000, 99000000, 5 },	/* 99 ms gap */
+	};
+	unsigned i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dc_ptcp_hop_prev prev = { .qlen_bytes = (__u32)cases[i].q0, .ts_ns = 0,
+						 .tx_bytes = 0 };
+		struct dc_int_hop cur = { .qlen_bytes = (__u32)cases[i].q1, .rate_mbps = 100000,
+					  .ts_ns = (__u64)cases[i].dt_ns,
+					  .tx_bytes = (__u64)cases[i].dtx };
+		double ref = int_power_ref(cases[i].q0, cases[i].q1, 0, cases[i].dtx,
+					   cases[i].dt_ns, 100000, cases[i].tau);
+		__u32 dt, p = dc_int_hop_norm_power(&prev, &cur, (__u32)cases[i].tau, &dt);
+		double got = (double)p / DC_Q16_ONE;
+		char name[64];
+
+		if (ref < 0.25)
+			ref = 0.25;
+		if (ref > 1024)
+			ref = 1024;
+		snprintf(name, sizeof(name), "int 100G case %u matches reference", i);
+		CHECK(name, rel_err(got, ref) < 0.01, "got %f want %f", got, ref);
+	}
+}
+
+/* Max over hops picks the bottleneck and remembers all hops. */
+static void test_int_max_over_hops(void)
+{
+	struct dc_ptcp_state st;
+	struct dc_cc_cfg c = cfg_default();
+	struct dc_int_stack s = { .nhops = 3 };
+	__u64 dt_us;
+	__u32 hop, p, i;
+
+	dc_ptcp_state_init(&st, &c, DC_CC_POWERTCP, 0, 2896);
+	for (i = 0; i < 3; i++) {
+		s.hop[i].rate_mbps = 1000;
+		s.hop[i].ts_ns = 1000;
+	}
+	p = dc_int_norm_power(&st, &s, 50, &dt_us, &hop);
+	CHECK_EQ("int: first stack has no previous sample", p, 0);
+	CHECK_EQ("int: stack remembered", st.nprev, 3);
+	for (i = 0; i < 3; i++) {
+		s.hop[i].ts_ns = 11000;
+		s.hop[i].tx_bytes = 1250;
+	}
+	s.hop[1].qlen_bytes = 1250; /* hop 1 is the bottleneck */
+	p = dc_int_norm_power(&st, &s, 50, &dt_us, &hop);
+	CHECK_RANGE("int: max over hops", p, Q(2.4) - 2, Q(2.4) + 2);
+	CHECK_EQ("int: bottleneck hop index", hop, 1);
+	CHECK_EQ("int: bottleneck dt", dt_us, 10);
+	/* More hops than slots: only DC_INT_MAX_HOPS are read. */
+	s.nhops = 99;
+	p = dc_int_norm_power(&st, &s, 50, &dt_us, &hop);
+	CHECK_EQ("int: nhops clamped", st.nprev, DC_INT_MAX_HOPS);
+}
+
+/*
+ * Single-bottleneck fluid model (Eq. 2.17/2.18), stepped every 1 µs: the
+ * sender emits w/θ, the queue integrates (rate − b), every step is an ACK
+ * that carries the bottleneck's state (or the RTT) of one base RTT ago.
+ * From any start, θ-PowerTCP and PowerTCP must settle at
+ * (w_e, q_e) = (b·τ + β, β)  (Theorem 1).
+ */
+#define FLUID_TAU_US 50
+#define FLUID_STEPS 40000
+
+struct fluid_sample {
+	double q, tx, rtt;
+};
+
+static void run_fluid(bool use_int, __u32 w0, double *w_out, double *q_out)
+{
+	const double b = 125.0; /* bytes per µs at 1 Gbit/s */
+	static struct fluid_sample hist[FLUID_TAU_US];
+	struct dc_cc_cfg c = cfg_default();
+	struct dc_ptcp_state st;
+	struct dc_int_stack s = { .nhops = 1 };
+	double q = 0, tx = 0, acked = 0, wsum = 0, qsum = 0;
+	int t, n = 0;
+
+	dc_ptcp_state_init(&st, &c, use_int ? DC_CC_POWERTCP : DC_CC_THETA, 0, 2896);
+	st.cwnd_bytes = st.cwnd_old_bytes = w0;
+	s.hop[0].rate_mbps = 1000;
+	for (t = 0; t < FLUID_TAU_US; t++)
+		hist[t] = (struct fluid_sample){ 0, 0, FLUID_TAU_US };
+	for (t = 0; t < FLUID_STEPS; t++) {
+		double rtt = FLUID_TAU_US + q / b, rate = st.cwnd_bytes / rtt;
+		struct fluid_sample old = hist[t % FLUID_TAU_US];
+		struct dc_ptcp_ack a = { .min_rtt_us = FLUID_TAU_US, .min_cwnd_bytes = 2896,
+					 .max_cwnd_bytes = ~0U, .now_us = 1000 + (__u64)t };
+
+		q += rate - b;
+		tx += q > 0 ? b : rate;
+		if (q < 0)
+			q = 0;
+		hist[t % FLUID_TAU_US] = (struct fluid_sample){ q, tx, rtt };
+		/* The ACK of this step reports what the data saw one τ ago. */
+		acked += rate;
+		a.ack_seq = (__u32)acked;
+		a.snd_nxt = (__u32)(acked + st.cwnd_bytes);
+		a.rtt_us = (__u32)(old.rtt + 0.5);
+		if (use_int) {
+			s.hop[0].qlen_bytes = (__u32)old.q;
+			s.hop[0].ts_ns = (__u64)(t + 1) * 1000;
+			s.hop[0].tx_bytes = (__u64)old.tx;
+			dc_powertcp_on_ack(&st, &c, &a, &s);
+		} else {
+			dc_theta_on_ack(&st, &c, &a);
+		}
+		if (t >= FLUID_STEPS / 2) { /* average the second half */
+			wsum += st.cwnd_bytes;
+			qsum += q;
+			n++;
+		}
+	}
+	*w_out = wsum / n;
+	*q_out = qsum / n;
+}
+
+static void test_equilibrium(void)
+{
+	/* β = 625: w_e = 6250 + 625 = 6875, q_e = 625. */
+	double w, q;
+	static const __u32 starts[] = { 3000, 6875, 60000 };
+	unsigned i;
+
+	for (i = 0; i < 3; i++) {
+		char name[80];
+
+		run_fluid(false, starts[i], &w, &q);
+		snprintf(name, sizeof(name), "theta equilibrium w_e=b*tau+beta from %u", starts[i]);
+		CHECK_RANGE(name, w, 6875 * 0.97, 6875 * 1.03);
+		snprintf(name, sizeof(name), "theta equilibrium q_e=beta from %u", starts[i]);
+		CHECK_RANGE(name, q, 625 * 0.7, 625 * 1.3);
+		run_fluid(true, starts[i], &w, &q);
+		snprintf(name, sizeof(name), "int equilibrium w_e=b*tau+beta from %u", starts[i]);
+		CHECK_RANGE(name, w, 6875 * 0.97, 6875 * 1.03);
+		snprintf(name, sizeof(name), "int equilibrium q_e=beta from %u", starts[i]);
+		CHECK_RANGE(name, q, 625 * 0.7, 625 * 1.3);
+	}
+}
+
+/* θ law: the window moves at most once per RTT (Algorithm 2 l.17). */
+static void test_once_per_rtt(void)
+{
+	struct dc_cc_cfg c = cfg_default();
+	struct dc_ptcp_state st;
+	struct dc_ptcp_ack a = { .min_rtt_us = 50, .min_cwnd_bytes = 2896, .max_cwnd_bytes = ~0U };
+	__u32 w_before;
+	int updates = 0, i;
+
+	dc_ptcp_state_init(&st, &c, DC_CC_THETA, 1000, 2896);
+	a.snd_nxt = 20000;
+	/* First ACKs establish prevRTT and Γ. */
+	for (i = 0; i < 2; i++) {
+		a.ack_seq = 1000 + 1448 * (i + 1);
+		a.rtt_us = 100;
+		a.now_us = 10000 + 10 * i;
+		updates += dc_theta_on_ack(&st, &c, &a);
+	}
+	CHECK_EQ("theta: one update in the first RTT", updates, 1);
+	w_before = st.cwnd_bytes;
+	/* More ACKs below next_update_seq (= snd_nxt of the update): no change. */
+	for (i = 0; i < 10; i++) {
+		a.ack_seq = 5000 + 1000 * i;
+		a.now_us += 5;
+		a.rtt_us = 200;
+		updates += dc_theta_on_ack(&st, &c, &a);
+	}
+	CHECK_EQ("theta: no update within the RTT", updates, 1);
+	CHECK_EQ("theta: window unchanged within the RTT", st.cwnd_bytes, w_before);
+	/* The ACK passing snd_nxt updates once more. */
+	a.ack_seq = 20000;
+	a.snd_nxt = 40000;
+	a.now_us += 5;
+	updates += dc_theta_on_ack(&st, &c, &a);
+	CHECK_EQ("theta: update after one RTT", updates, 2);
+	CHECK("theta: RTT doubling shrinks the window", st.cwnd_bytes < w_before,
+	      "%u !< %u", st.cwnd_bytes, w_before);
+}
+
+/* A queue step at the bottleneck makes PowerTCP cut its window within
+ * one ACK, in proportion to the power (reaction to q and q̇). */
+static void test_queue_step_response(void)
+{
+	struct dc_cc_cfg c = cfg_default();
+	struct dc_ptcp_state st;
+	struct dc_int_stack s = { .nhops = 1 };
+	struct dc_ptcp_ack a = { .min_rtt_us = 50, .min_cwnd_bytes = 2896, .max_cwnd_bytes = ~0U,
+				 .ack_seq = 100, .snd_nxt = 10000 };
+	__u32 w0;
+
+	c.gamma_q16 = Q(1.0);
+	dc_ptcp_state_init(&st, &c, DC_CC_POWERTCP, 0, 2896);
+	st.cwnd_bytes = st.cwnd_old_bytes = 6875;
+	s.hop[0] = (struct dc_int_hop){ .rate_mbps = 1000, .ts_ns = 0, .tx_bytes = 0 };
+	dc_powertcp_on_ack(&st, &c, &a, &s);
+	/* Steady full link → Γ = 1 → w = w_old + β. */
+	s.hop[0].ts_ns = 50000;
+	s.hop[0].tx_bytes = 6250;
+	dc_powertcp_on_ack(&st, &c, &a, &s);
+	CHECK_RANGE("int: steady link keeps w_old+beta", st.cwnd_bytes, 7499, 7501);
+	w0 = st.cwnd_bytes;
+	/* Queue jumps by one BDP in 50 µs: λ/b = 2, ν/(bτ) = 2 → Γ = 4 → smoothed
+	 * with Δt = τ gives 4, w = 6875/4 + 625 ≈ 2343 → floor 2896. */
+	s.hop[0].ts_ns = 100000;
+	s.hop[0].tx_bytes = 12500;
+	s.hop[0].qlen_bytes = 6250;
+	dc_powertcp_on_ack(&st, &c, &a, &s);
+	CHECK_RANGE("int: queue step power ~4", st.power_q16, Q(3.99), Q(4.01));
+	CHECK("int: queue step cuts the window", st.cwnd_bytes < w0 / 2, "%u !< %u",
+	      st.cwnd_bytes, w0 / 2);
+}
+
+int main(void)
+{
+	test_parameters();
+	test_update_window();
+	test_gamma_ewma();
+	test_theta_power();
+	test_smooth();
+	test_int_hop_power();
+	test_int_high_rate();
+	test_int_max_over_hops();
+	test_equilibrium();
+	test_once_per_rtt();
+	test_queue_step_response();
+	return check_failed;
+}
