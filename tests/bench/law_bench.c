@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Cost of the control law per ACK on the host (the same code the BPF
+ * congestion controls inline).  Prints one JSON object per figure:
+ *   {"name": {"value": N, "unit": "ns"}}
+ */
+#include <stdio.h>
+#include <time.h>
+
+#include "dcbpf/powertcp.h"
+
+#define ITERS 20000000UL
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+int main(void)
+{
+	struct dc_cc_cfg cfg = { .gamma_q16 = DC_DEFAULT_GAMMA_Q16, .host_bw_mbps = 1000,
+				 .expected_flows = 10, .min_cwnd_pkts = 2, .pacing = 1 };
+	struct dc_int_stack stack = { .nhops = DC_INT_MAX_HOPS };
+	struct dc_ptcp_state st;
+	struct dc_ptcp_ack a = { .min_rtt_us = 50, .min_cwnd_bytes = 2896, .max_cwnd_bytes = ~0U };
+	volatile __u32 sink = 0;
+	double t0, theta_ns, int_ns;
+	unsigned long i;
+	__u32 h;
+
+	dc_ptcp_state_init(&st, &cfg, DC_CC_THETA, 0, 2896);
+	t0 = now_ns();
+	for (i = 0; i < ITERS; i++) {
+		a.ack_seq += 1448;
+		a.snd_nxt = a.ack_seq + st.cwnd_bytes;
+		a.now_us += 1;
+		a.rtt_us = 50 + (i & 63);
+		dc_theta_on_ack(&st, &cfg, &a);
+		sink += st.cwnd_bytes;
+	}
+	theta_ns = (now_ns() - t0) / ITERS;
+
+	dc_ptcp_state_init(&st, &cfg, DC_CC_POWERTCP, 0, 2896);
+	for (h = 0; h < DC_INT_MAX_HOPS; h++)
+		stack.hop[h].rate_mbps = 1000;
+	t0 = now_ns();
+	for (i = 0; i < ITERS; i++) {
+		a.ack_seq += 1448;
+		a.snd_nxt = a.ack_seq + st.cwnd_bytes;
+		for (h = 0; h < DC_INT_MAX_HOPS; h++) {
+			stack.hop[h].ts_ns += 1000;
+			stack.hop[h].tx_bytes += 125;
+			stack.hop[h].qlen_bytes = (__u32)(i & 4095);
+		}
+		dc_powertcp_on_ack(&st, &cfg, &a, &stack);
+		sink += st.cwnd_bytes;
+	}
+	int_ns = (now_ns() - t0) / ITERS;
+
+	printf("{\"cc_law_theta_ns\": {\"value\": %.2f, \"unit\": \"ns\"}}\n", theta_ns);
+	printf("{\"cc_law_int_%uhop_ns\": {\"value\": %.2f, \"unit\": \"ns\"}}\n", DC_INT_MAX_HOPS,
+	       int_ns);
+	return sink == 1; /* keep the loop alive */
+}
