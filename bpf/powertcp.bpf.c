@@ -149,6 +149,7 @@ static __always_inline void dc_cc_init(struct sock *sk, __u32 cc)
 
 	dc_load_cfg(cc, &cfg);
 	dc_ptcp_state_init(st, &cfg, cc, tp->snd_nxt, cfg.min_cwnd_pkts * mss);
+	st->sport = sk->__sk_common.skc_num;
 	if (cfg.pacing) {
 		/* The kernel paces internally only when asked to (no fq here). */
 		sk->sk_pacing_status = SK_PACING_NEEDED;
@@ -209,6 +210,7 @@ static __always_inline void dc_cc_release(struct sock *sk, __u32 cc)
 	struct dc_flow_key key;
 
 	dc_sk_flow_key(sk, &key);
+	key.sport = dc_state(sk)->sport;
 	bpf_map_delete_elem(&dc_cc_flows, &key);
 	bpf_map_delete_elem(&dc_int_flows, &key);
 	DC_STAT_INC(stats, flows_released);

@@ -57,16 +57,23 @@ struct dc_ptcp_state {
 	__u32 cwnd_old_bytes;	/* w(t − θ): remembered once per RTT */
 	__u32 old_seq;		/* snd_nxt when cwnd_old was remembered */
 	__u32 next_update_seq;	/* θ law: lastUpdated (Algorithm 2 l.17) */
-	__u32 prev_rtt_us;	/* θ law: previous RTT sample */
-	__u32 power_q16;	/* Γ_smooth */
-	__u64 prev_t_us;	/* θ law: t_c of the previous sample */
+	__u32 prev_rtt_us;	/* θ law: θ of the previous update interval */
+	__u32 win_min_rtt_us;	/* θ law: min RTT sample of this interval */
+	__s32 power_q16;	/* Γ_smooth, signed: see dc_theta_norm_power */
+	__u64 prev_t_us;	/* θ law: t_c at the previous interval's end */
 	__u32 tau_us;		/* τ in use */
 	__u8 mode;		/* enum dc_cc_mode */
 	__u8 nprev;		/* hops in prev[] (INT law) */
 	__u8 cc;		/* enum dc_cc_id */
 	__u8 bottleneck_hop;
+	/* Local port, for the flow key at release: by then the kernel has
+	 * already returned the port (inet_num = 0). */
+	__u16 sport;
+	__u16 flags;		/* DC_PTCP_F_* */
 	struct dc_ptcp_hop_prev prev[DC_INT_MAX_HOPS];
 };
+
+#define DC_PTCP_F_HAVE_POWER 0x1	/* power_q16 holds a sample */
 
 /* Sequence-space comparison, wrap-safe. */
 DC_INLINE bool dc_seq_before(__u32 a, __u32 b)
@@ -120,27 +127,52 @@ DC_INLINE __u32 dc_norm_power_clamp(__u64 p_q16)
 				   DC_NORM_POWER_MAX_Q16);
 }
 
+/* x / d for a signed x: BPF has no signed division (sign and magnitude). */
+DC_INLINE __s64 dc_sdiv(__s64 x, __u64 d)
+{
+	if (x < 0)
+		return -(__s64)(((__u64)-x) / d);
+	return (__s64)((__u64)x / d);
+}
+
 /*
  * θ-PowerTCP normalised power (Algorithm 2 l.11–13):
  *     θ̇ = (RTT − prevRTT)/dt,   Γ_norm = (θ̇ + 1) · RTT / τ.
- * The gradient is signed; it is handled as sign and magnitude because BPF
- * has no signed division.  Returns 0 when dt is 0 (no new information).
+ * Deliberately signed and unclamped: in software, RTT samples carry
+ * scheduling noise, and a spike's rise (large θ̇) must be cancelled by its
+ * fall (θ̇ < −1) inside the smoothing; clamping each sample at zero would
+ * keep the rise and drop the fall.  The smoothed value is clamped where it
+ * is used.  False when dt = 0 (no new information).
  */
-DC_INLINE __u32 dc_theta_norm_power(__u32 prev_rtt_us, __u32 rtt_us,
-				    __u64 dt_us, __u32 tau_us)
+DC_INLINE bool dc_theta_norm_power(__u32 prev_rtt_us, __u32 rtt_us, __u64 dt_us,
+				   __u32 tau_us, __s64 *out_q16)
 {
-	__u64 one_plus_grad, grad;
+	__u64 mag;
+	__s64 one_plus_grad;
 
 	if (!dt_us || !tau_us)
-		return 0;
+		return false;
 	if (rtt_us >= prev_rtt_us) {
-		grad = dc_q16_div(rtt_us - prev_rtt_us, dt_us);
-		one_plus_grad = DC_Q16_ONE + dc_min_u64(grad, DC_NORM_POWER_MAX_Q16);
+		mag = dc_min_u64(dc_q16_div(rtt_us - prev_rtt_us, dt_us), DC_NORM_POWER_MAX_Q16);
+		one_plus_grad = (__s64)DC_Q16_ONE + (__s64)mag;
 	} else {
-		grad = dc_q16_div(prev_rtt_us - rtt_us, dt_us);
-		one_plus_grad = grad >= DC_Q16_ONE ? 0 : DC_Q16_ONE - grad;
+		mag = dc_min_u64(dc_q16_div(prev_rtt_us - rtt_us, dt_us), DC_NORM_POWER_MAX_Q16);
+		one_plus_grad = (__s64)DC_Q16_ONE - (__s64)mag;
 	}
-	return dc_norm_power_clamp(dc_muldiv64(one_plus_grad, rtt_us, tau_us));
+	/* |one_plus_grad| ≤ 2^27, RTT < 2^32: the product fits 2^59. */
+	*out_q16 = dc_sdiv(one_plus_grad * (__s64)rtt_us, tau_us);
+	if (*out_q16 > (__s64)DC_NORM_POWER_MAX_Q16)
+		*out_q16 = DC_NORM_POWER_MAX_Q16;
+	if (*out_q16 < -(__s64)DC_NORM_POWER_MAX_Q16)
+		*out_q16 = -(__s64)DC_NORM_POWER_MAX_Q16;
+	return true;
+}
+
+/* The smoothed power as the window update uses it: within the bounds. */
+DC_INLINE __u32 dc_power_for_update(__s64 smooth_q16)
+{
+	return smooth_q16 < (__s64)DC_NORM_POWER_MIN_Q16 ? DC_NORM_POWER_MIN_Q16 :
+	       dc_norm_power_clamp((__u64)smooth_q16);
 }
 
 /*
@@ -221,19 +253,26 @@ DC_INLINE __u32 dc_int_norm_power(struct dc_ptcp_state *st,
 
 /*
  * Γ_smooth = (Γ_smooth·(τ − Δt) + Γ_norm·Δt)/τ  (Algorithm 1 l.24), with Δt
- * capped at τ so a long gap simply replaces the average.
+ * capped at τ so a long gap simply replaces the average.  The first
+ * sample of a flow is taken as is.
  */
-DC_INLINE __u32 dc_ptcp_smooth(__u32 smooth_q16, __u32 norm_q16, __u64 dt_us,
-			       __u32 tau_us)
+DC_INLINE __s64 dc_ptcp_smooth(__s64 smooth_q16, __s64 norm_q16, __u64 dt_us,
+			       __u32 tau_us, bool first)
 {
 	__u64 dt = dc_min_u64(dt_us, tau_us);
 
-	if (!tau_us)
+	if (first || !tau_us)
 		return norm_q16;
-	if (!smooth_q16)	/* first sample */
-		return norm_q16;
-	return (__u32)(((__u64)smooth_q16 * (tau_us - dt) + (__u64)norm_q16 * dt) /
-		       tau_us);
+	return dc_sdiv(smooth_q16 * (__s64)(tau_us - dt) + norm_q16 * (__s64)dt, tau_us);
+}
+
+/* Fold one normalised-power sample into the flow's state. */
+DC_INLINE void dc_ptcp_add_power(struct dc_ptcp_state *st, __s64 norm_q16, __u64 dt_us,
+				 __u32 tau_us)
+{
+	st->power_q16 = (__s32)dc_ptcp_smooth(st->power_q16, norm_q16, dt_us, tau_us,
+					      !(st->flags & DC_PTCP_F_HAVE_POWER));
+	st->flags |= DC_PTCP_F_HAVE_POWER;
 }
 
 /*
@@ -282,6 +321,7 @@ DC_INLINE void dc_ptcp_state_init(struct dc_ptcp_state *st, const struct dc_cc_c
 	st->old_seq = snd_nxt;
 	st->next_update_seq = snd_nxt;
 	st->prev_rtt_us = 0;
+	st->win_min_rtt_us = 0;
 	st->power_q16 = 0;
 	st->prev_t_us = 0;
 	st->tau_us = tau;
@@ -289,6 +329,8 @@ DC_INLINE void dc_ptcp_state_init(struct dc_ptcp_state *st, const struct dc_cc_c
 	st->nprev = 0;
 	st->cc = (__u8)cc;
 	st->bottleneck_hop = 0;
+	st->sport = 0;
+	st->flags = 0;
 	for (i = 0; i < DC_INT_MAX_HOPS; i++) {
 		st->prev[i].qlen_bytes = 0;
 		st->prev[i].ts_ns = 0;
@@ -308,37 +350,49 @@ struct dc_ptcp_ack {
 };
 
 /*
- * θ-PowerTCP per ACK (Algorithm 2).  Power is smoothed on every ACK with
- * an RTT sample; the window moves at most once per RTT.  Returns true when
- * the window was updated.
+ * θ-PowerTCP per ACK (Algorithm 2): the window moves once per RTT
+ * (lastUpdated = snd_nxt), from power computed with θ and θ̇.
+ *
+ * θ of an update interval is the minimum RTT sample in it, and θ̇ is taken
+ * between consecutive intervals.  Algorithm 2 differentiates consecutive
+ * ACKs, which assumes NIC timestamps; host RTT samples carry scheduling
+ * noise of tens of µs, and over the few µs between ACKs that noise would
+ * dominate θ̇.  Scheduling only ever adds delay while a queue delays every
+ * sample, so the interval minimum keeps the queue signal and drops the
+ * noise (docs/design.md has the measurement).  Returns true when the
+ * window was updated.
  */
 DC_INLINE bool dc_theta_on_ack(struct dc_ptcp_state *st, const struct dc_cc_cfg *cfg,
 			       const struct dc_ptcp_ack *a)
 {
-	__u32 np, tau = dc_ptcp_tau_us(cfg, a->min_rtt_us);
+	__u32 tau = dc_ptcp_tau_us(cfg, a->min_rtt_us), theta;
 	bool updated = false;
+	__s64 np;
 
 	st->tau_us = tau;
 	st->mode = DC_MODE_THETA;
-	if (a->rtt_us) {
+	if (a->rtt_us && (!st->win_min_rtt_us || a->rtt_us < st->win_min_rtt_us))
+		st->win_min_rtt_us = a->rtt_us;
+	if (st->win_min_rtt_us && !dc_seq_before(a->ack_seq, st->next_update_seq)) {
+		theta = st->win_min_rtt_us;
 		if (st->prev_rtt_us && a->now_us > st->prev_t_us) {
 			__u64 dt = a->now_us - st->prev_t_us;
 
-			np = dc_theta_norm_power(st->prev_rtt_us, a->rtt_us, dt, tau);
-			if (np)
-				st->power_q16 = dc_ptcp_smooth(st->power_q16, np, dt, tau);
+			if (dc_theta_norm_power(st->prev_rtt_us, theta, dt, tau, &np))
+				dc_ptcp_add_power(st, np, dt, tau);
 		}
-		st->prev_rtt_us = a->rtt_us;
+		st->prev_rtt_us = theta;
 		st->prev_t_us = a->now_us;
-	}
-	if (st->power_q16 && !dc_seq_before(a->ack_seq, st->next_update_seq)) {
-		st->cwnd_bytes = dc_ptcp_update_window(st->cwnd_bytes, st->cwnd_old_bytes,
-						       st->power_q16,
-						       dc_ptcp_beta_bytes(cfg, tau),
-						       cfg->gamma_q16, a->min_cwnd_bytes,
-						       a->max_cwnd_bytes);
+		st->win_min_rtt_us = 0;
+		if (st->flags & DC_PTCP_F_HAVE_POWER) {
+			st->cwnd_bytes = dc_ptcp_update_window(st->cwnd_bytes, st->cwnd_old_bytes,
+							       dc_power_for_update(st->power_q16),
+							       dc_ptcp_beta_bytes(cfg, tau),
+							       cfg->gamma_q16, a->min_cwnd_bytes,
+							       a->max_cwnd_bytes);
+			updated = true;
+		}
 		st->next_update_seq = a->snd_nxt;
-		updated = true;
 	}
 	dc_ptcp_update_old(st, a->ack_seq, a->snd_nxt);
 	return updated;
@@ -363,10 +417,10 @@ DC_INLINE bool dc_powertcp_on_ack(struct dc_ptcp_state *st, const struct dc_cc_c
 		dc_ptcp_update_old(st, a->ack_seq, a->snd_nxt);
 		return false;
 	}
-	st->power_q16 = dc_ptcp_smooth(st->power_q16, np, dt_us, tau);
+	dc_ptcp_add_power(st, np, dt_us, tau);
 	st->bottleneck_hop = (__u8)hop;
 	st->cwnd_bytes = dc_ptcp_update_window(st->cwnd_bytes, st->cwnd_old_bytes,
-					       st->power_q16,
+					       dc_power_for_update(st->power_q16),
 					       dc_ptcp_beta_bytes(cfg, tau),
 					       cfg->gamma_q16, a->min_cwnd_bytes,
 					       a->max_cwnd_bytes);

@@ -60,7 +60,7 @@ struct dc_cc_flow {
 	__u32 cwnd_bytes;
 	__u32 snd_cwnd_pkts;
 	__u64 pacing_rate_Bps;	/* bytes per second */
-	__u32 norm_power_q16;	/* smoothed Γ/e, 1.0 = equilibrium */
+	__s32 norm_power_q16;	/* smoothed Γ/e, Q16; 1.0 = equilibrium */
 	__u32 rtt_us;		/* last RTT sample */
 	__u32 tau_us;		/* base RTT in use */
 	__u32 beta_bytes;	/* additive increase in use */

@@ -89,35 +89,99 @@ static void test_gamma_ewma(void)
 	CHECK_RANGE("gamma EWMA decay 0.1^k", w, 10089, 10091);
 }
 
+static __s64 theta_np(__u32 prev, __u32 rtt, __u64 dt, __u32 tau)
+{
+	__s64 v = 0x7fffffff;
+
+	if (!dc_theta_norm_power(prev, rtt, dt, tau, &v))
+		return 0x7fffffff; /* "no sample" marker for the checks below */
+	return v;
+}
+
 static void test_theta_power(void)
 {
 	/* Flat RTT equal to τ: Γ = 1. */
-	CHECK_EQ("theta: rtt=tau flat → 1", dc_theta_norm_power(50, 50, 100, 50), Q(1.0));
+	CHECK_EQ("theta: rtt=tau flat → 1", theta_np(50, 50, 100, 50), Q(1.0));
 	/* Flat RTT 2τ (queue of one BDP): Γ = 2. */
-	CHECK_EQ("theta: rtt=2tau flat → 2", dc_theta_norm_power(100, 100, 100, 50), Q(2.0));
+	CHECK_EQ("theta: rtt=2tau flat → 2", theta_np(100, 100, 100, 50), Q(2.0));
 	/* Rising: θ̇ = 50/100 = 0.5, θ = 100, τ = 50 → 1.5·2 = 3. */
-	CHECK_EQ("theta: rising gradient", dc_theta_norm_power(50, 100, 100, 50), Q(3.0));
+	CHECK_EQ("theta: rising gradient", theta_np(50, 100, 100, 50), Q(3.0));
 	/* Negative gradient: θ̇ = −0.5 → 0.5·100/100 = 0.5. */
-	CHECK_EQ("theta: negative gradient", dc_theta_norm_power(150, 100, 100, 100), Q(0.5));
-	/* θ̇ ≤ −1 (noise) is clamped to the floor, not wrapped. */
-	CHECK_EQ("theta: gradient below -1 clamps", dc_theta_norm_power(300, 100, 100, 100),
-		 DC_NORM_POWER_MIN_Q16);
-	CHECK_EQ("theta: dt=0 gives no sample", dc_theta_norm_power(100, 120, 0, 50), 0);
+	CHECK_EQ("theta: negative gradient", theta_np(150, 100, 100, 100), Q(0.5));
+	/* θ̇ = −2 (a noise spike falling back): (−1)·100/100 = −1, kept signed. */
+	CHECK("theta: gradient below -1 stays signed", theta_np(300, 100, 100, 100) == -(__s64)Q(1.0),
+	      "%lld", (long long)theta_np(300, 100, 100, 100));
+	CHECK_EQ("theta: dt=0 gives no sample", theta_np(100, 120, 0, 50), 0x7fffffff);
 	/* Long idle gap: the gradient vanishes, power = θ/τ. */
-	CHECK_EQ("theta: long gap", dc_theta_norm_power(50, 100, 10ULL * 1000 * 1000 * 1000, 50),
-		 Q(2.0));
-	/* Huge jump saturates at the ceiling. */
-	CHECK_EQ("theta: saturates", dc_theta_norm_power(10, 4000000000U, 1, 10),
+	CHECK_EQ("theta: long gap", theta_np(50, 100, 10ULL * 1000 * 1000 * 1000, 50), Q(2.0));
+	/* Huge jumps saturate in both directions. */
+	CHECK_EQ("theta: saturates up", theta_np(10, 4000000000U, 1, 10), DC_NORM_POWER_MAX_Q16);
+	CHECK("theta: saturates down", theta_np(4000000000U, 10, 1, 1) == -(__s64)DC_NORM_POWER_MAX_Q16,
+	      "%lld", (long long)theta_np(4000000000U, 10, 1, 1));
+	/* The update sees the bounded value. */
+	CHECK_EQ("power for update: negative → floor", dc_power_for_update(-(__s64)Q(3.0)),
+		 DC_NORM_POWER_MIN_Q16);
+	CHECK_EQ("power for update: in range kept", dc_power_for_update(Q(1.5)), Q(1.5));
+	CHECK_EQ("power for update: ceiling", dc_power_for_update((__s64)DC_NORM_POWER_MAX_Q16 * 4),
 		 DC_NORM_POWER_MAX_Q16);
+}
+
+/* Drive the θ law through intervals of 5 ACKs, 10 µs apart; rtt_of(k, i)
+ * gives the RTT of ACK i in interval k.  Returns the final window. */
+static __u32 theta_intervals(struct dc_ptcp_state *st, int n, __u32 (*rtt_of)(int, int))
+{
+	struct dc_cc_cfg c = cfg_default();
+	struct dc_ptcp_ack a = { .min_rtt_us = 50, .min_cwnd_bytes = 2896, .max_cwnd_bytes = ~0U };
+	__u32 seq = 0;
+	int k, i;
+
+	a.now_us = 1000;
+	for (k = 0; k < n; k++) {
+		for (i = 0; i < 5; i++) {
+			seq += 1448;
+			a.ack_seq = seq;
+			a.snd_nxt = seq + 5 * 1448;
+			a.now_us += 10;
+			a.rtt_us = rtt_of(k, i);
+			st->next_update_seq = seq + 1448 * (4 - i); /* interval ends at i = 4 */
+			dc_theta_on_ack(st, &c, &a);
+		}
+	}
+	return st->cwnd_bytes;
+}
+
+static __u32 rtt_quiet(int k, int i) { (void)k; (void)i; return 50; }
+static __u32 rtt_spiky(int k, int i) { return (k % 3 == 1 && i == 2) ? 700 : 50; }
+static __u32 rtt_queue(int k, int i) { (void)i; return k < 20 ? 50 : 100; }
+
+/* θ law: RTT spikes in single samples (host scheduling noise) do not move
+ * the window; a queue, which delays every sample, does. */
+static void test_theta_noise_vs_queue(void)
+{
+	struct dc_cc_cfg c = cfg_default();
+	struct dc_ptcp_state st;
+	__u32 quiet, spiky, queued;
+
+	dc_ptcp_state_init(&st, &c, DC_CC_THETA, 0, 2896);
+	quiet = theta_intervals(&st, 40, rtt_quiet);
+	dc_ptcp_state_init(&st, &c, DC_CC_THETA, 0, 2896);
+	spiky = theta_intervals(&st, 40, rtt_spiky);
+	dc_ptcp_state_init(&st, &c, DC_CC_THETA, 0, 2896);
+	queued = theta_intervals(&st, 40, rtt_queue);
+	CHECK_EQ("theta: isolated RTT spikes leave the window alone", spiky, quiet);
+	CHECK("theta: a standing queue cuts the window", queued < quiet * 0.8,
+	      "%u !< 0.8 * %u", queued, quiet);
 }
 
 static void test_smooth(void)
 {
 	/* Δt = τ/2: halfway.  Δt ≥ τ: replaced. First sample: taken as is. */
-	CHECK_EQ("smooth half", dc_ptcp_smooth(Q(1.0), Q(3.0), 25, 50), Q(2.0));
-	CHECK_EQ("smooth dt>=tau replaces", dc_ptcp_smooth(Q(1.0), Q(3.0), 500, 50), Q(3.0));
-	CHECK_EQ("smooth first sample", dc_ptcp_smooth(0, Q(3.0), 1, 50), Q(3.0));
-	CHECK_EQ("smooth dt=0 keeps", dc_ptcp_smooth(Q(1.0), Q(3.0), 0, 50), Q(1.0));
+	CHECK_EQ("smooth half", dc_ptcp_smooth(Q(1.0), Q(3.0), 25, 50, false), Q(2.0));
+	CHECK_EQ("smooth dt>=tau replaces", dc_ptcp_smooth(Q(1.0), Q(3.0), 500, 50, false), Q(3.0));
+	CHECK_EQ("smooth first sample", dc_ptcp_smooth(Q(7.0), Q(3.0), 1, 50, true), Q(3.0));
+	CHECK_EQ("smooth dt=0 keeps", dc_ptcp_smooth(Q(1.0), Q(3.0), 0, 50, false), Q(1.0));
+	CHECK("smooth signed", dc_ptcp_smooth(Q(1.0), -(__s64)Q(3.0), 25, 50, false) == -(__s64)Q(1.0),
+	      "%lld", (long long)dc_ptcp_smooth(Q(1.0), -(__s64)Q(3.0), 25, 50, false));
 }
 
 /* Reference INT power in double precision. */
@@ -331,37 +395,44 @@ static void test_once_per_rtt(void)
 {
 	struct dc_cc_cfg c = cfg_default();
 	struct dc_ptcp_state st;
-	struct dc_ptcp_ack a = { .min_rtt_us = 50, .min_cwnd_bytes = 2896, .max_cwnd_bytes = ~0U };
+	struct dc_ptcp_ack a = { .min_rtt_us = 50, .min_cwnd_bytes = 2896, .max_cwnd_bytes = ~0U,
+				 .rtt_us = 100 };
 	__u32 w_before;
 	int updates = 0, i;
 
 	dc_ptcp_state_init(&st, &c, DC_CC_THETA, 1000, 2896);
-	a.snd_nxt = 20000;
-	/* First ACKs establish prevRTT and Γ. */
-	for (i = 0; i < 2; i++) {
-		a.ack_seq = 1000 + 1448 * (i + 1);
-		a.rtt_us = 100;
-		a.now_us = 10000 + 10 * i;
+	/* ACKs below next_update_seq (= snd_nxt at init): no update. */
+	for (i = 0; i < 5; i++) {
+		a.ack_seq = 200 + 100 * i;
+		a.snd_nxt = 20000;
+		a.now_us = 1000 + 10 * i;
 		updates += dc_theta_on_ack(&st, &c, &a);
 	}
-	CHECK_EQ("theta: one update in the first RTT", updates, 1);
+	CHECK_EQ("theta: no update before one RTT", updates, 0);
+	/* First interval end: θ measured, nothing to differentiate yet. */
+	a.ack_seq = 1000;
+	a.now_us = 1100;
+	updates += dc_theta_on_ack(&st, &c, &a);
+	CHECK_EQ("theta: first interval only measures", updates, 0);
+	CHECK_EQ("theta: next update one window later", st.next_update_seq, 20000);
+	/* Within the second interval: still nothing. */
+	for (i = 0; i < 5; i++) {
+		a.ack_seq = 2000 + 1000 * i;
+		a.now_us += 10;
+		updates += dc_theta_on_ack(&st, &c, &a);
+	}
+	CHECK_EQ("theta: no update within the RTT", updates, 0);
 	w_before = st.cwnd_bytes;
-	/* More ACKs below next_update_seq (= snd_nxt of the update): no change. */
-	for (i = 0; i < 10; i++) {
-		a.ack_seq = 5000 + 1000 * i;
-		a.now_us += 5;
-		a.rtt_us = 200;
-		updates += dc_theta_on_ack(&st, &c, &a);
-	}
-	CHECK_EQ("theta: no update within the RTT", updates, 1);
-	CHECK_EQ("theta: window unchanged within the RTT", st.cwnd_bytes, w_before);
-	/* The ACK passing snd_nxt updates once more. */
+	/* The ACK passing snd_nxt updates, once. */
 	a.ack_seq = 20000;
 	a.snd_nxt = 40000;
-	a.now_us += 5;
+	a.now_us += 10;
 	updates += dc_theta_on_ack(&st, &c, &a);
-	CHECK_EQ("theta: update after one RTT", updates, 2);
-	CHECK("theta: RTT doubling shrinks the window", st.cwnd_bytes < w_before,
+	a.ack_seq = 21000;
+	a.now_us += 10;
+	updates += dc_theta_on_ack(&st, &c, &a);
+	CHECK_EQ("theta: exactly one update after one RTT", updates, 1);
+	CHECK("theta: RTT of 2τ shrinks the window", st.cwnd_bytes < w_before,
 	      "%u !< %u", st.cwnd_bytes, w_before);
 }
 
@@ -404,6 +475,7 @@ int main(void)
 	test_update_window();
 	test_gamma_ewma();
 	test_theta_power();
+	test_theta_noise_vs_queue();
 	test_smooth();
 	test_int_hop_power();
 	test_int_high_rate();
