@@ -1,0 +1,130 @@
+# Integration: PowerTCP and θ-PowerTCP on real TCP between namespaces.
+# A dumbbell with a 1 Gbit/s bottleneck, dcbpfd registering the CCs, iperf3
+# selecting them per socket and as a netns default, and a live `dcbpf set`
+# that must change the window of a running connection.
+# shellcheck shell=bash
+set -u
+cd "$(dirname "$0")/../.."
+source tests/lib/harness.sh
+source tests/lib/fabric.sh
+source tests/lib/dcbpfd.sh
+
+BUILD=${BUILD:-build}
+
+fabric_dumbbell 2 1000 2000000 || { t_fail "cc: dumbbell" "fabric could not be built"; exit 1; }
+S0=${FAB_SENDERS[0]} S1=${FAB_SENDERS[1]} R=$FAB_RECV RIP=$FAB_RECV_IP
+
+dcbpfd_start "base_rtt_us = 60" || { t_fail "cc: dcbpfd registers the CCs" "$DCBPFD_ERR"; exit 1; }
+t_pass "cc: dcbpfd registers powertcp and theta_powertcp"
+
+flows_json() { bpftool map dump pinned "$DCBPFD_PIN/dc_cc_flows" -j | jq -c '[.[].formatted | select(.key.dport == '"$1"') | .value]'; }
+stat_of() { bpftool map dump pinned "$DCBPFD_PIN/dc_cc_stats" -j | jq ".[] | .formatted | select(.key == $1) | .value.$2"; }
+
+fabric_bg "$R" iperf3 -s -p 5201
+fabric_bg "$R" iperf3 -s -p 5202
+fabric_wait_port "$R" 5201 && fabric_wait_port "$R" 5202
+
+# --- per-socket selection, visible in ss and in the flow map ---------------
+for cc in powertcp theta_powertcp; do
+	port=5201
+	[ "$cc" = theta_powertcp ] && port=5202
+	fabric_exec "$S0" iperf3 -c "$RIP" -p $port -t 3 -C "$cc" -J >"$OUT/cc_$cc.json" 2>&1 &
+	ipid=$!
+	sleep 1.5
+	ssline=$(fabric_exec "$S0" ss -tin dst "$RIP" dport = :$port | tr '\n' ' ')
+	flows=$(flows_json $port)
+	wait $ipid
+	case "$ssline" in
+	*" $cc "*) t_pass "cc: iperf3 -C $cc uses it (ss -ti)" ;;
+	*) t_fail "cc: iperf3 -C $cc uses it (ss -ti)" "ss shows: ${ssline:0:200}" ;;
+	esac
+	want=0
+	[ "$cc" = theta_powertcp ] && want=1
+	if echo "$flows" | jq -e "any(.[]; .cc == $want and .acks > 100 and .cwnd_bytes > 0 and .tau_us == 60)" >/dev/null; then
+		t_pass "cc: $cc flow mirrored in dc_cc_flows (bpftool)"
+	else
+		t_fail "cc: $cc flow mirrored in dc_cc_flows (bpftool)" "$flows"
+	fi
+	mbps=$(jq '.end.sum_received.bits_per_second / 1e6 | floor' "$OUT/cc_$cc.json" 2>/dev/null || echo 0)
+	# A sanity floor, not the performance target (that is the demo's job).
+	if [ "${mbps:-0}" -ge 300 ]; then t_pass "cc: $cc moves data ($mbps Mbit/s)"
+	else t_fail "cc: $cc moves data" "${mbps:-0} Mbit/s through a 1 Gbit/s bottleneck"; fi
+done
+
+# PowerTCP without telemetry runs the θ law, and the counter says so.
+fb=$(stat_of 0 theta_fallback)
+if [ "${fb:-0}" -gt 0 ]; then t_pass "cc: powertcp without INT counts theta_fallback ($fb)"
+else t_fail "cc: powertcp without INT counts theta_fallback" "theta_fallback=$fb"; fi
+# Flows leave the mirror when their sockets go away.
+sleep 0.5
+left=$(bpftool map dump pinned "$DCBPFD_PIN/dc_cc_flows" -j | jq 'length')
+if [ "$left" = 0 ]; then t_pass "cc: closed flows leave dc_cc_flows"
+else t_fail "cc: closed flows leave dc_cc_flows" "$left entries left"; fi
+
+# --- netns default via sysctl (TCP_CONG_NON_RESTRICTED) -------------------
+if fabric_exec "$S1" sysctl -qw net.ipv4.tcp_congestion_control=theta_powertcp; then
+	t_pass "cc: theta_powertcp as a netns default (sysctl)"
+	fabric_exec "$S1" iperf3 -c "$RIP" -p 5201 -t 2 >/dev/null 2>&1 &
+	ipid=$!
+	sleep 1
+	ssline=$(fabric_exec "$S1" ss -tin dst "$RIP" | tr '\n' ' ')
+	wait $ipid
+	case "$ssline" in
+	*" theta_powertcp "*) t_pass "cc: netns default applies to new sockets" ;;
+	*) t_fail "cc: netns default applies to new sockets" "${ssline:0:200}" ;;
+	esac
+else
+	t_fail "cc: theta_powertcp as a netns default (sysctl)" "sysctl refused"
+fi
+
+# --- live reconfiguration changes the running connection -------------------
+mean_cwnd() { # samples of cwnd_bytes of the flow to port $1 over ~1 s
+	local i s=0 n=0 v
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		v=$(flows_json "$1" | jq '[.[].cwnd_bytes] | max // 0')
+		s=$((s + v)); n=$((n + 1)); sleep 0.1
+	done
+	echo $((s / n))
+}
+fabric_exec "$S0" iperf3 -c "$RIP" -p 5202 -t 6 -C theta_powertcp -J >"$OUT/cc_live.json" 2>&1 &
+ipid=$!
+sleep 1.5
+acks0=$(flows_json 5202 | jq '[.[].acks] | max // 0')
+w0=$(mean_cwnd 5202)
+"$BUILD/dcbpf" --pin-dir "$DCBPFD_PIN" set theta_powertcp.beta_bytes=60000 >/dev/null
+sleep 0.5
+w1=$(mean_cwnd 5202)
+acks1=$(flows_json 5202 | jq '[.[].acks] | max // 0')
+wait $ipid
+ipok=$(jq -r '.error // "ok"' "$OUT/cc_live.json" 2>/dev/null)
+# w_e = b·τ + β: β from ~750 B to 60 kB must raise the window several-fold.
+if [ "$w1" -gt $((w0 * 3)) ] && [ "$w1" -gt 40000 ]; then
+	t_pass "cc: dcbpf set beta_bytes raises the live window ($w0 → $w1 bytes)"
+else
+	t_fail "cc: dcbpf set beta_bytes raises the live window" "mean cwnd $w0 → $w1 bytes"
+fi
+if [ "$acks1" -gt "$acks0" ] && [ "$ipok" = ok ]; then
+	t_pass "cc: the connection survives reconfiguration"
+else
+	t_fail "cc: the connection survives reconfiguration" "acks $acks0 → $acks1, iperf3: $ipok"
+fi
+# A rejected value names the key and leaves the map as it was.
+before=$(bpftool map dump pinned "$DCBPFD_PIN/dc_cc_cfg" -j | jq -c '[.[].formatted]')
+if msg=$("$BUILD/dcbpf" --pin-dir "$DCBPFD_PIN" set powertcp.gamma=1.5 2>&1); then
+	t_fail "cc: out-of-range gamma refused" "accepted: $msg"
+else
+	case "$msg" in
+	*gamma*) t_pass "cc: out-of-range gamma refused, naming the key" ;;
+	*) t_fail "cc: out-of-range gamma refused, naming the key" "$msg" ;;
+	esac
+fi
+after=$(bpftool map dump pinned "$DCBPFD_PIN/dc_cc_cfg" -j | jq -c '[.[].formatted]')
+if [ "$before" = "$after" ]; then t_pass "cc: rejected set leaves dc_cc_cfg unchanged"
+else t_fail "cc: rejected set leaves dc_cc_cfg unchanged" "map changed"; fi
+
+dcbpfd_stop
+if grep -qw powertcp /proc/sys/net/ipv4/tcp_available_congestion_control; then
+	t_fail "cc: stopping dcbpfd unregisters the CCs" "powertcp still registered"
+else
+	t_pass "cc: stopping dcbpfd unregisters the CCs"
+fi
