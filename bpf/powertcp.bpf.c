@@ -35,7 +35,7 @@ static const struct dc_cc_cfg dc_cfg_default = {
 	.expected_flows = DC_DEFAULT_EXPECTED_FLOWS,
 	.int_stale_us = DC_DEFAULT_INT_STALE_US,
 	.min_cwnd_pkts = DC_DEFAULT_MIN_CWND_PKTS,
-	.pacing = 1,
+	.pacing = DC_DEFAULT_PACING,
 };
 
 _Static_assert(sizeof(struct dc_ptcp_state) <= sizeof(((struct inet_connection_sock *)0)->icsk_ca_priv),
@@ -179,7 +179,8 @@ static __always_inline void dc_cc_on_ack(struct sock *sk, const struct rate_samp
 	a.min_rtt_us = tp->rtt_min.s[0].v;
 	a.now_us = tp->tcp_mstamp;
 	a.min_cwnd_bytes = cfg.min_cwnd_pkts * mss;
-	a.max_cwnd_bytes = (__u32)dc_min_u64((__u64)tp->snd_cwnd_clamp * mss, DC_U32_MAX);
+	a.max_cwnd_bytes = dc_ptcp_max_cwnd_bytes(st->cwnd_bytes, tp->max_packets_out, mss,
+						 tp->snd_cwnd_clamp);
 	DC_STAT_INC(stats, acks);
 	if (!a.rtt_us)
 		DC_STAT_INC(stats, rtt_missing);

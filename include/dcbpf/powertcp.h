@@ -40,6 +40,12 @@
 #define DC_DEFAULT_EXPECTED_FLOWS 10
 #define DC_DEFAULT_INT_STALE_US 2000
 #define DC_DEFAULT_MIN_CWND_PKTS 2
+#define DC_DEFAULT_PACING 1
+/* The window may grow to at most this many times what the flow had in
+ * flight (cf. the kernel's tcp_is_cwnd_limited): an application-limited
+ * flow sees Γ < 1 forever and would otherwise grow without bound, then
+ * burst the whole window when it has data. */
+#define DC_CWND_USED_FACTOR 2
 
 /* Previous telemetry of one hop, truncated: deltas are taken modulo 2^32. */
 struct dc_ptcp_hop_prev {
@@ -113,6 +119,20 @@ DC_INLINE __u32 dc_ptcp_cwnd_init_bytes(const struct dc_cc_cfg *cfg, __u32 tau_u
 {
 	return (__u32)dc_min_u64(dc_ptcp_bdp_bytes(cfg->host_bw_mbps, tau_us),
 				 DC_U32_MAX);
+}
+
+/*
+ * Largest window the update may produce: the socket's clamp, and no more
+ * than DC_CWND_USED_FACTOR × the packets actually in flight unless the
+ * window is already larger (it is never cut for being unused).
+ */
+DC_INLINE __u32 dc_ptcp_max_cwnd_bytes(__u32 cwnd_bytes, __u32 used_pkts, __u32 mss,
+				       __u32 clamp_pkts)
+{
+	__u64 clamp = (__u64)clamp_pkts * mss;
+	__u64 used = (__u64)DC_CWND_USED_FACTOR * used_pkts * mss;
+
+	return (__u32)dc_min_u64(dc_min_u64(clamp, dc_max_u64(used, cwnd_bytes)), DC_U32_MAX);
 }
 
 /* Pacing rate cwnd/τ in bytes per second. */

@@ -98,6 +98,18 @@ static __s64 theta_np(__u32 prev, __u32 rtt, __u64 dt, __u32 tau)
 	return v;
 }
 
+/* The window grows only into what the flow uses (application-limited
+ * flows must not inflate it); it is never cut for being unused. */
+static void test_max_cwnd(void)
+{
+	CHECK_EQ("max cwnd: 2x in flight", dc_ptcp_max_cwnd_bytes(10000, 10, 1000, ~0U), 20000);
+	CHECK_EQ("max cwnd: never below the current window",
+		 dc_ptcp_max_cwnd_bytes(50000, 10, 1000, ~0U), 50000);
+	CHECK_EQ("max cwnd: socket clamp wins", dc_ptcp_max_cwnd_bytes(10000, 100, 1000, 30), 30000);
+	CHECK_EQ("max cwnd: saturates at 4 GiB", dc_ptcp_max_cwnd_bytes(10, ~0U, 65535, ~0U),
+		 0xffffffffU);
+}
+
 static void test_theta_power(void)
 {
 	/* Flat RTT equal to τ: Γ = 1. */
@@ -474,6 +486,7 @@ int main(void)
 	test_parameters();
 	test_update_window();
 	test_gamma_ewma();
+	test_max_cwnd();
 	test_theta_power();
 	test_theta_noise_vs_queue();
 	test_smooth();

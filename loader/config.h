@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * dcbpfd configuration: the single table of parameters shared by the
+ * config file parser, `dcbpf get/set` and the generated documentation.
+ * A parameter is described once here (name, where it lives, how it is
+ * parsed, its range, unit and meaning); nothing else hard-codes it.
+ *
+ * This unit depends only on libc, libinih and include/dcbpf so the host
+ * unit tests can compile it directly.
+ */
+#ifndef DCBPF_LOADER_CONFIG_H
+#define DCBPF_LOADER_CONFIG_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <dcbpf/types.h>
+
+#define DC_CONF_DEFAULT "/etc/dcbpf/dcbpfd.conf"
+#define DC_LOCK_FILE_DEFAULT "/run/dcbpfd.lock"
+/* pin_dir must live on the bpffs mounted here (dcbpfd mounts it if absent). */
+#define DC_BPFFS_ROOT "/sys/fs/bpf"
+
+/* pacing has no DC_DEFAULT_ in powertcp.h yet: pace at cwnd/τ by default. */
+#ifndef DC_DEFAULT_PACING
+#define DC_DEFAULT_PACING 1
+#endif
+
+enum dc_log_level {
+	DC_LOG_ERROR = 0,
+	DC_LOG_WARN = 1,
+	DC_LOG_INFO = 2,
+	DC_LOG_DEBUG = 3,
+};
+
+#define DC_PATH_LEN 256
+
+/* [daemon] section: read at start; pin_dir and lock_file need a restart. */
+struct dc_daemon_cfg {
+	char pin_dir[DC_PATH_LEN];
+	char lock_file[DC_PATH_LEN];
+	__u32 log_level;	/* enum dc_log_level */
+};
+
+struct dc_config {
+	struct dc_daemon_cfg daemon;
+	struct dc_cc_cfg cc[DC_CC_MAX];	/* indexed by enum dc_cc_id */
+};
+
+/* Where a parameter lives: the [daemon] struct or one struct dc_cc_cfg. */
+enum dc_scope {
+	DC_SCOPE_DAEMON,
+	DC_SCOPE_CC,
+};
+
+enum dc_kind {
+	DC_K_U32,	/* decimal integer in [min, max] */
+	DC_K_Q16,	/* decimal fraction stored as Q16, raw range [min, max] */
+	DC_K_BOOL,	/* 0 or 1 */
+	DC_K_PINDIR,	/* absolute path under DC_BPFFS_ROOT */
+	DC_K_PATH,	/* absolute path */
+	DC_K_LOGLEVEL,	/* error|warn|info|debug */
+};
+
+struct dc_param {
+	const char *name;
+	enum dc_scope scope;
+	enum dc_kind kind;
+	const char *field;	/* struct member (what bpftool prints), NULL for [daemon] */
+	size_t off;		/* offset in struct dc_daemon_cfg / dc_cc_cfg */
+	__u32 min, max;		/* raw units (Q16 for DC_K_Q16) */
+	const char *unit;
+	const char *doc;
+};
+
+extern const struct dc_param dc_params[];
+extern const unsigned int dc_nparams;
+
+/* One registered congestion control: config section, CC name, BPF names. */
+struct dc_cc_desc {
+	enum dc_cc_id id;
+	const char *name;	/* CC name, config section and key prefix */
+	const char *ops_map;	/* struct_ops map in the object */
+	const char *link_pin;	/* link pin name under pin_dir */
+};
+
+extern const struct dc_cc_desc dc_ccs[DC_CC_MAX];
+
+/* Maps the objects pin by name under pin_dir (LIBBPF_PIN_BY_NAME). */
+#define DC_MAP_CFG "dc_cc_cfg"
+#define DC_MAP_FLOWS "dc_cc_flows"
+#define DC_MAP_STATS "dc_cc_stats"
+#define DC_MAP_INT "dc_int_flows"
+extern const char *const dc_pinned_maps[];
+extern const unsigned int dc_npinned_maps;
+
+/* Error sink: messages are appended, one per line, truncated if full. */
+struct dc_errbuf {
+	char msg[4096];
+	size_t len;
+	unsigned int count;
+};
+
+void dc_err_add(struct dc_errbuf *eb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+void dc_config_defaults(struct dc_config *c);
+void dc_cc_cfg_defaults(struct dc_cc_cfg *cfg);
+
+/*
+ * Parse and validate a config file.  On success *out is replaced and 0 is
+ * returned; on any error *out is left untouched, every problem found is
+ * in *eb ("file:line: ...") and -1 is returned.
+ */
+int dc_config_load(const char *path, struct dc_config *out, struct dc_errbuf *eb);
+/* Same from memory; `name` is what messages call the file. */
+int dc_config_load_string(const char *name, const char *text, struct dc_config *out,
+			  struct dc_errbuf *eb);
+
+const struct dc_param *dc_param_find(enum dc_scope scope, const char *name);
+const struct dc_cc_desc *dc_cc_find(const char *name);
+
+/*
+ * Parse `text` for parameter p and store it at base + p->off (base is a
+ * struct dc_daemon_cfg or struct dc_cc_cfg according to p->scope).  On
+ * error nothing is stored, *why says what is wrong (without the range)
+ * and -1 is returned.
+ */
+int dc_param_parse(const struct dc_param *p, const char *text, void *base,
+		   char *why, size_t whylen);
+/* Value of p in user units ("0.8", "1000", "info"). */
+void dc_param_format(const struct dc_param *p, const void *base, char *buf,
+		     size_t len);
+/* Allowed values in user units ("(0, 1]", "[1, 1000000]", "0 or 1"). */
+void dc_param_range(const struct dc_param *p, char *buf, size_t len);
+/* Raw numeric value (for JSON): u32 field; Q16 stays raw. */
+__u32 dc_param_raw(const struct dc_param *p, const void *base);
+/* Q16 raw → shortest decimal that parses back to the same raw value. */
+void dc_q16_format(__u32 q16, char *buf, size_t len);
+
+/*
+ * "powertcp.gamma" → CC and parameter.  Returns 0, or -1 with *why set
+ * (unknown CC, unknown key, daemon key that cannot be set live).
+ */
+int dc_key_parse(const char *key, const struct dc_cc_desc **cc,
+		 const struct dc_param **p, char *why, size_t whylen);
+
+/* The parameter reference (docs/config.md is generated from this). */
+void dc_config_print_doc(FILE *f);
+
+const char *dc_log_level_name(__u32 level);
+
+#endif
