@@ -47,15 +47,16 @@ LOADER_HDRS   := $(wildcard loader/*.h)
 
 TOOLS      := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/*.c))
+PROG_TESTS := $(patsubst tests/prog/%.c,$(BUILD)/prog/%,$(wildcard tests/prog/*.c))
 BENCHES    := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(wildcard tests/bench/*.c))
-HDRS       := $(wildcard include/dcbpf/*.h maps/*.h)
+HDRS       := $(wildcard include/dcbpf/*.h maps/*.h bpf/lib/*.h)
 
 BINS := $(if $(wildcard loader/dcbpfd.c),$(BUILD)/dcbpfd) \
 	$(if $(wildcard loader/dcbpf.c),$(BUILD)/dcbpf)
 
 .PHONY: all deps probe check demo bench vm-check install uninstall clean
 
-all: probe $(BPF_OBJS) $(SKELS) $(BINS) $(TOOLS) $(UNIT_TESTS) $(BENCHES)
+all: probe $(BPF_OBJS) $(SKELS) $(BINS) $(TOOLS) $(UNIT_TESTS) $(PROG_TESTS) $(BENCHES)
 
 # ---- dependencies ---------------------------------------------------------
 deps:
@@ -111,10 +112,14 @@ $(BUILD)/tests/%: tests/unit/%.c $(HDRS) $(LOADER_COMMON) $(LOADER_HDRS) tests/l
 	$(CC) $(CFLAGS) -Itests/lib -fsanitize=undefined -fno-sanitize-recover=all \
 		-o $@ $< $(if $(findstring config,$*),$(LOADER_COMMON) $(LDLIBS_LOADER)) -lm
 
+# Program fixtures (BPF_PROG_TEST_RUN): need root, run by tests/run.
+$(BUILD)/prog/%: tests/prog/%.c $(HDRS) $(SKELS) tests/lib/check.h | $(BUILD)/prog
+	$(CC) $(CFLAGS) -Itests/lib -o $@ $< $(LDLIBS_BPF)
+
 $(BUILD)/bench/%: tests/bench/%.c $(HDRS) | $(BUILD)/bench
 	$(CC) $(CFLAGS) -O2 -o $@ $< $(LDLIBS_BPF)
 
-$(BUILD) $(BUILD)/tools $(BUILD)/tests $(BUILD)/bench:
+$(BUILD) $(BUILD)/tools $(BUILD)/tests $(BUILD)/prog $(BUILD)/bench:
 	mkdir -p $@
 
 # ---- running ------------------------------------------------------------------

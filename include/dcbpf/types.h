@@ -107,4 +107,44 @@ struct dc_int_stack {
 
 #define DC_INT_F_OVERFLOW 0x1	/* more hops than slots on the path */
 
+/* INT sources: destinations whose TCP data gets the option (LPM trie). */
+struct dc_int_dst_key {
+	__u32 prefixlen;	/* bits of addr that match */
+	__u32 addr;		/* IPv4, network order */
+};
+
+struct dc_int_dst_cfg {
+	__u32 slots;		/* hop slots to reserve, 1 … 4 */
+	__u32 flags;		/* reserved, 0 */
+};
+
+/* What the sink keeps per flow for the echo (dc_int_sink, key =
+ * dc_flow_key from the data sender's side). Hop words as on the wire. */
+struct dc_int_sink_rec {
+	__u64 updated_ns;	/* receiver time the stack arrived */
+	__u32 hops;		/* filled hops */
+	__u32 flags;		/* DC_INT_FLAG_* of the data packet */
+	__u32 path;
+	__u32 pad;
+	__u64 hop_word[DC_INT_MAX_HOPS];
+};
+
+/* INT counters (dc_int_stats, array with one entry per object). */
+struct dc_int_counters {
+	__u64 src_added;	/* source: option added to a data segment */
+	__u64 src_gso;		/* … of which GSO super-packets */
+	__u64 src_no_room;	/* source: IP options present, sent untouched */
+	__u64 src_fail;		/* source: adjust_room failed, sent untouched */
+	__u64 sink_stripped;	/* sink: data option stripped, stack kept */
+	__u64 echo_added;	/* echo: stack put on an outgoing segment */
+	__u64 echo_no_room;	/* echo: IP options present, not echoed */
+	__u64 echo_rx;		/* sender: echo stripped and published */
+	__u64 bad_stripped;	/* malformed option of ours stripped unused */
+	__u64 bad_passed;	/* malformed beyond stripping: passed untouched */
+	__u64 transit_filled;	/* switch: a slot filled */
+	__u64 transit_overflow;	/* switch: no free slot, overflow flag set */
+	__u64 transit_echo;	/* switch: echo option left alone */
+	__u64 strip_fail;	/* adjust_room failed on strip: passed untouched */
+};
+
 #endif

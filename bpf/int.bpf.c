@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * INT on the hosts: source, sink, echo, and the sender's publication of
+ * the echoed stack for PowerTCP.  Wire format: include/dcbpf/int.h,
+ * docs/int.md.
+ *
+ * Anything that is not TCP/IPv4, is a fragment, or is truncated passes
+ * untouched; so does a packet whose IP options leave no room (counted).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#include "dcbpf/int.h"
+#include "dcbpf/flow.h"
+#include "maps/int.h"
+#include "lib/ipv4.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define TC_ACT_OK 0
+#define DC_STAT(field)                                                   \
+	do {                                                             \
+		__u32 zero = 0;                                          \
+		struct dc_int_counters *c = bpf_map_lookup_elem(&dc_int_stats, &zero); \
+		if (c)                                                   \
+			__sync_fetch_and_add(&c->field, 1);              \
+	} while (0)
+
+/* Source: reserve empty slots on a data segment to a configured prefix. */
+static __always_inline bool dc_int_source(struct __sk_buff *skb, const struct dc_pkt *p)
+{
+	struct dc_int_dst_key k = { .prefixlen = 32, .addr = p->daddr };
+	struct dc_int_dst_cfg *cfg;
+	__u8 opt[DC_INT_MAX_OPT_LEN] = {};
+	__u32 len;
+
+	if (!p->payload)
+		return false;
+	cfg = bpf_map_lookup_elem(&dc_int_dst, &k);
+	if (!cfg)
+		return false;
+	if (p->ihl_bytes != DC_IP_BASE_LEN) {
+		DC_STAT(src_no_room);
+		return true;
+	}
+	len = dc_int_opt_len(cfg->slots);
+	opt[0] = DC_INT_OPT_TYPE;
+	opt[1] = (__u8)len;
+	opt[2] = dc_int_b2(0);
+	opt[3] = dc_int_b3(0, 0);
+	if (dc_int_insert(skb, p, opt, len)) {
+		DC_STAT(src_fail);
+		return true;
+	}
+	DC_STAT(src_added);
+	if (p->gso)
+		DC_STAT(src_gso);
+	return true;
+}
+
+/* Echo: carry the flow's latest hop stack back on a segment to its sender. */
+static __always_inline void dc_int_echo(struct __sk_buff *skb, const struct dc_pkt *p)
+{
+	__u8 opt[DC_INT_MAX_OPT_LEN] = {};
+	struct dc_int_sink_rec *rec;
+	struct dc_flow_key key;
+	__u32 i, hops, len;
+
+	dc_key_rev(p, &key);
+	rec = bpf_map_lookup_elem(&dc_int_sink, &key);
+	if (!rec || !rec->hops)
+		return;
+	if (p->ihl_bytes != DC_IP_BASE_LEN) {
+		DC_STAT(echo_no_room);
+		return;
+	}
+	hops = rec->hops > DC_INT_WIRE_MAX_SLOTS ? DC_INT_WIRE_MAX_SLOTS : rec->hops;
+	len = dc_int_opt_len(hops);
+	opt[0] = DC_INT_OPT_TYPE;
+	opt[1] = (__u8)len;
+	opt[2] = dc_int_b2(DC_INT_FLAG_ECHO | (rec->flags & DC_INT_FLAG_OVERFLOW));
+	opt[3] = dc_int_b3(hops, rec->path);
+	for (i = 0; i < DC_INT_WIRE_MAX_SLOTS; i++)
+		if (i < hops)
+			dc_int_store_be64(&opt[DC_INT_BASE_LEN + i * DC_INT_HOP_LEN],
+					  rec->hop_word[i]);
+	if (dc_int_insert(skb, p, opt, len)) {
+		DC_STAT(src_fail);
+		return;
+	}
+	DC_STAT(echo_added);
+}
+
+/*
+ * Host egress (TC clsact egress / tcx egress of each host interface):
+ * runs for every packet the host sends.  Data segments to INT
+ * destinations get empty slots; other TCP segments of flows the host
+ * receives get the echo.
+ */
+SEC("tc")
+int dc_int_hout(struct __sk_buff *skb)
+{
+	struct dc_pkt p;
+
+	if (!dc_parse_tcp4(skb, &p))
+		return TC_ACT_OK;
+	if (!dc_int_source(skb, &p))
+		dc_int_echo(skb, &p);
+	return TC_ACT_OK;
+}
+
+/* Sink: keep the stack for the echo. */
+static __always_inline void dc_int_sink_keep(const struct dc_pkt *p, const __u8 *opt, __u32 slots)
+{
+	struct dc_int_sink_rec rec = {};
+	struct dc_flow_key key;
+	__u32 i, hops = dc_int_hops(opt[3]);
+
+	rec.updated_ns = bpf_ktime_get_ns();
+	rec.hops = hops;
+	rec.flags = opt[2] & DC_INT_FLAG_MASK;
+	rec.path = dc_int_path(opt[3]);
+	for (i = 0; i < DC_INT_WIRE_MAX_SLOTS; i++)
+		if (i < hops && i < slots)
+			rec.hop_word[i] = dc_int_load_be64(&opt[DC_INT_BASE_LEN + i * DC_INT_HOP_LEN]);
+	dc_key_fwd(p, &key);
+	bpf_map_update_elem(&dc_int_sink, &key, &rec, BPF_ANY);
+}
+
+/* Sender: decode the echoed stack and publish it for the CC. */
+static __always_inline void dc_int_publish(const struct dc_pkt *p, const __u8 *opt, __u32 slots)
+{
+	struct dc_int_stack st = {};
+	struct dc_int_stack *prev;
+	struct dc_flow_key key;
+	__u64 now = bpf_ktime_get_ns();
+	__u32 i, hops = dc_int_hops(opt[3]);
+
+	dc_key_rev(p, &key);
+	prev = bpf_map_lookup_elem(&dc_int_flows, &key);
+	/* Unwrap only against a recent enough previous stack. */
+	if (prev && now - prev->updated_ns > DC_INT_UNWRAP_MAX_NS)
+		prev = NULL;
+	for (i = 0; i < DC_INT_WIRE_MAX_SLOTS; i++) {
+		__u64 w;
+
+		if (i >= hops || i >= slots)
+			break;
+		w = dc_int_load_be64(&opt[DC_INT_BASE_LEN + i * DC_INT_HOP_LEN]);
+		dc_int_hop_decode(w, prev && i < prev->nhops ? &prev->hop[i] : NULL, &st.hop[i]);
+	}
+	st.nhops = hops < slots ? hops : slots;
+	st.flags = (opt[2] & DC_INT_FLAG_OVERFLOW) ? DC_INT_F_OVERFLOW : 0;
+	st.updated_ns = now;
+	bpf_map_update_elem(&dc_int_flows, &key, &st, BPF_ANY);
+}
+
+/*
+ * Host ingress (TC clsact ingress / tcx ingress of each host interface):
+ * runs for every packet the host receives, before IP and TCP see it.
+ * Strips our option: data stacks are kept for the echo (sink), echoed
+ * stacks are published for PowerTCP (sender).
+ */
+SEC("tc")
+int dc_int_hin(struct __sk_buff *skb)
+{
+	__u8 opt[DC_INT_MAX_OPT_LEN] = {};
+	enum dc_int_verdict v;
+	struct dc_pkt p;
+	__u32 opts_len, len, slots;
+
+	if (!dc_parse_tcp4(skb, &p) || p.ihl_bytes == DC_IP_BASE_LEN)
+		return TC_ACT_OK;
+	opts_len = p.ihl_bytes - DC_IP_BASE_LEN;
+	if (bpf_skb_load_bytes(skb, DC_IP_OPT_OFF, opt, 4))
+		return TC_ACT_OK;
+	v = dc_int_check(opt, opts_len);
+	if (v == DC_INT_NONE)
+		return TC_ACT_OK;
+	len = opt[1];
+	if (v == DC_INT_BAD_LEN) {
+		/* Documented rule: a length we cannot trust is left alone; the IP
+		 * layer ignores unknown options, TCP never sees them. */
+		DC_STAT(bad_passed);
+		return TC_ACT_OK;
+	}
+	if (len > DC_INT_MAX_OPT_LEN || bpf_skb_load_bytes(skb, DC_IP_OPT_OFF, opt, len))
+		return TC_ACT_OK;
+	slots = dc_int_slots(len);
+	if (v != DC_INT_OK)
+		DC_STAT(bad_stripped);
+	else if (opt[2] & DC_INT_FLAG_ECHO)
+		dc_int_publish(&p, opt, slots);
+	else
+		dc_int_sink_keep(&p, opt, slots);
+	if (dc_int_strip(skb, &p, len)) {
+		DC_STAT(strip_fail);
+		return TC_ACT_OK;
+	}
+	if (v == DC_INT_OK && (opt[2] & DC_INT_FLAG_ECHO))
+		DC_STAT(echo_rx);
+	else if (v == DC_INT_OK)
+		DC_STAT(sink_stripped);
+	return TC_ACT_OK;
+}
