@@ -139,6 +139,35 @@ static __always_inline void dc_mirror(struct sock *sk, const struct dc_flow_key 
 		f->theta_acks++;
 }
 
+/* Stream this ACK's decision while `dcbpf trace` runs. */
+static __always_inline void dc_trace(struct sock *sk, const struct dc_flow_key *key,
+				     const struct dc_ptcp_state *st, __u32 cc, __u32 rtt_us,
+				     bool updated, __u32 nhops)
+{
+	__u32 zero = 0, *on = bpf_map_lookup_elem(&dc_cc_tron, &zero);
+	struct dc_cc_event *e;
+
+	if (!on || !*on)
+		return;
+	e = bpf_ringbuf_reserve(&dc_cc_trace, sizeof(*e), 0);
+	if (!e)
+		return;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->key = *key;
+	e->cc = cc;
+	e->mode = st->mode;
+	e->cwnd_bytes = st->cwnd_bytes;
+	e->snd_cwnd_pkts = dc_tcp_sk(sk)->snd_cwnd;
+	e->pacing_rate_Bps = sk->sk_pacing_rate;
+	e->norm_power_q16 = st->power_q16;
+	e->rtt_us = rtt_us;
+	e->tau_us = st->tau_us;
+	e->bottleneck_hop = st->bottleneck_hop;
+	e->updated = updated;
+	e->nhops = nhops;
+	bpf_ringbuf_submit(e, 0);
+}
+
 static __always_inline void dc_cc_init(struct sock *sk, __u32 cc)
 {
 	struct tcp_sock *tp = dc_tcp_sk(sk);
@@ -170,6 +199,7 @@ static __always_inline void dc_cc_on_ack(struct sock *sk, const struct rate_samp
 	struct dc_flow_key key;
 	struct dc_cc_cfg cfg;
 	bool updated;
+	__u32 nhops = 0;
 	long rtt = rs->rtt_us;
 
 	dc_load_cfg(cc, &cfg);
@@ -192,6 +222,7 @@ static __always_inline void dc_cc_on_ack(struct sock *sk, const struct rate_samp
 			     (__u64)cfg.int_stale_us * DC_NSEC_PER_USEC) {
 		DC_STAT_INC(stats, int_acks);
 		updated = dc_powertcp_on_ack(st, &cfg, &a, stack);
+		nhops = stack->nhops;
 	} else {
 		if (stack)
 			DC_STAT_INC(stats, int_stale);
@@ -203,6 +234,7 @@ static __always_inline void dc_cc_on_ack(struct sock *sk, const struct rate_samp
 		DC_STAT_INC(stats, cwnd_updates);
 	dc_apply(sk, st, &cfg, mss);
 	dc_mirror(sk, &key, st, &cfg, cc, a.rtt_us, updated, stats);
+	dc_trace(sk, &key, st, cc, a.rtt_us, updated, nhops);
 }
 
 static __always_inline void dc_cc_release(struct sock *sk, __u32 cc)

@@ -90,6 +90,8 @@ extern const struct dc_cc_desc dc_ccs[DC_CC_MAX];
 #define DC_MAP_FLOWS "dc_cc_flows"
 #define DC_MAP_STATS "dc_cc_stats"
 #define DC_MAP_INT "dc_int_flows"
+#define DC_MAP_TRACE "dc_cc_trace"
+#define DC_MAP_TRON "dc_cc_tron"
 extern const char *const dc_pinned_maps[];
 extern const unsigned int dc_npinned_maps;
 

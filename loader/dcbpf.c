@@ -17,14 +17,11 @@
 
 #include "bpfsys.h"
 #include "config.h"
+#include "cli.h"
+#include "trace.h"
 #include "json.h"
 #include "object.h"
 
-enum {
-	EXIT_OK = 0,
-	EXIT_ERR = 1,	/* runtime: maps missing, not root, kernel refused */
-	EXIT_USAGE = 2,	/* bad command, key or value */
-};
 
 struct cli {
 	struct dc_config cfg;	/* [daemon] gives pin_dir and lock_file */
@@ -42,6 +39,8 @@ static void usage(FILE *f)
 		"  set CC.KEY=VALUE...         change live parameters, all or nothing\n"
 		"  dump flows|stats|cfg        per-flow state, counters, raw config entries\n"
 		"  params                      the parameter reference (markdown; --json too)\n"
+		"  trace [--csv] [--cc CC] [--count N] [--duration S]\n"
+		"                              stream per-ACK CC decisions (ring buffer)\n"
 		"Options:\n"
 		"  -c, --config FILE  read pin_dir and lock_file from FILE (default %s, if present)\n"
 		"  -d, --pin-dir DIR  pinned state under DIR (overrides the config)\n"
@@ -868,6 +867,8 @@ int main(int argc, char **argv)
 		return cmd_dump(&c, argc, argv);
 	if (!strcmp(cmd, "params"))
 		return cmd_params(&c);
+	if (!strcmp(cmd, "trace"))
+		return dc_cmd_trace(c.pin_dir, argc, argv);
 	if (!strcmp(cmd, "help")) {
 		usage(stdout);
 		return EXIT_OK;

@@ -50,4 +50,20 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } dc_int_flows SEC(".maps");
 
+/* Per-ACK decisions for `dcbpf trace`; written only while tracing. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_cc_trace SEC(".maps");
+
+/* Tracing switch: [0] != 0 while a `dcbpf trace` reads dc_cc_trace. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_cc_tron SEC(".maps");
+
 #endif

@@ -16,7 +16,6 @@
  *   V      version (3 bits) = DC_INT_VERSION
  *   E      echo: the stack rides back to the sender; switches skip it
  *   O      overflow: the path had more hops than slots
- *   F      first-RTT mark of the source (for ABM's unscheduled α)
  *   H      hops filled so far (the pointer to the next free slot)
  *   P      path id (Ethereal's path tag, 0 = none)
  *
@@ -45,8 +44,7 @@
 
 #define DC_INT_FLAG_ECHO 0x10
 #define DC_INT_FLAG_OVERFLOW 0x08
-#define DC_INT_FLAG_FIRST_RTT 0x04
-#define DC_INT_FLAG_MASK 0x1c
+#define DC_INT_FLAG_MASK 0x18
 
 /* Field widths and units of a hop word. */
 #define DC_INT_RATE_BITS 4

@@ -85,6 +85,24 @@ struct dc_cc_counters {
 	__u64 mirror_fail;	/* dc_cc_flows update failed */
 };
 
+/* One PowerTCP decision, streamed by `dcbpf trace` (dc_cc_trace ring
+ * buffer, written only while dc_cc_tron[0] != 0). */
+struct dc_cc_event {
+	__u64 ts_ns;		/* bpf_ktime_get_ns at the ACK */
+	struct dc_flow_key key;
+	__u32 cc;		/* enum dc_cc_id */
+	__u32 mode;		/* enum dc_cc_mode */
+	__u32 cwnd_bytes;
+	__u32 snd_cwnd_pkts;
+	__u64 pacing_rate_Bps;
+	__s32 norm_power_q16;
+	__u32 rtt_us;
+	__u32 tau_us;
+	__u32 bottleneck_hop;
+	__u32 updated;		/* 1 = the window moved on this ACK */
+	__u32 nhops;		/* INT hops seen (0 = θ law) */
+};
+
 /* ---- in-band telemetry, decoded --------------------------------------- */
 
 #define DC_INT_MAX_HOPS 4

@@ -122,6 +122,24 @@ after=$(bpftool map dump pinned "$DCBPFD_PIN/dc_cc_cfg" -j | jq -c '[.[].formatt
 if [ "$before" = "$after" ]; then t_pass "cc: rejected set leaves dc_cc_cfg unchanged"
 else t_fail "cc: rejected set leaves dc_cc_cfg unchanged" "map changed"; fi
 
+# --- dcbpf trace streams per-ACK decisions, and switches itself off -------
+fabric_exec "$S0" iperf3 -c "$RIP" -p 5202 -t 3 -C theta_powertcp >/dev/null 2>&1 &
+ipid=$!
+sleep 0.5
+timeout 10 "$BUILD/dcbpf" --pin-dir "$DCBPFD_PIN" trace --csv --cc theta_powertcp --count 200 \
+	>"$OUT/cc_trace.csv" 2>&1
+trc=$?
+wait $ipid
+rows=$(awk -F, 'NR > 1 && $6 == "theta_powertcp" && $8 > 0 && $12 > 0' "$OUT/cc_trace.csv" | wc -l)
+if [ $trc -eq 0 ] && [ "$rows" -eq 200 ] && head -1 "$OUT/cc_trace.csv" | grep -q '^ts_ns,.*norm_power'; then
+	t_pass "cc: dcbpf trace streams 200 per-ACK decisions as CSV"
+else
+	t_fail "cc: dcbpf trace streams 200 per-ACK decisions as CSV" "rc=$trc rows=$rows: $(head -c 300 "$OUT/cc_trace.csv")"
+fi
+tron=$(bpftool map dump pinned "$DCBPFD_PIN/dc_cc_tron" -j | jq '.[0].formatted.value // .[0].value')
+if [ "$tron" = 0 ]; then t_pass "cc: tracing is off again after dcbpf trace exits"
+else t_fail "cc: tracing is off again after dcbpf trace exits" "dc_cc_tron = $tron"; fi
+
 dcbpfd_stop
 if grep -qw powertcp /proc/sys/net/ipv4/tcp_available_congestion_control; then
 	t_fail "cc: stopping dcbpfd unregisters the CCs" "powertcp still registered"

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Buffer-sharing admission core: Complete Sharing, Dynamic Thresholds,
+ * ABM, and LQD's push-out choice.  Pure and integer-only so the XDP
+ * program (bpf/switch.bpf.c) and the simulator (dcbpf sim) run the very
+ * same decisions; references are to the digest notes/buffer-sharing.md
+ * and seed 000 ch.4/6.
+ *
+ * Quantities: q = length of the packet's queue, Q = occupancy of the
+ * shared buffer, B = its size, len = size of the arriving packet.  All in
+ * the same unit: bytes in the data plane and in the simulator's byte
+ * mode, packets (len = 1) in the simulator's unit mode.  α, γ are Q16.
+ *
+ *   CS:  T = B                                        (admit while it fits)
+ *   DT:  T = α_p · (B − Q)                            (Eq. 4.5)
+ *   ABM: T = α_p · (1/n_p) · (B − Q) · γ,  γ = μ/b    (Eq. 4.9)
+ *        first-RTT packets use α_first_rtt instead of α_p (§4.2.3)
+ *
+ * Admission (one rule for every algorithm and unit):
+ *   drop "full"   if Q + len > B       (checked first)
+ *   drop "thresh" if q + len > T
+ *   admit         otherwise
+ * i.e. the queue including the packet must stay within T.  With unit
+ * packets and an integer T this is the text's "q < T" (a queue at T
+ * admits nothing); in bytes it is the ns-3 artifact's "q + len > T drops"
+ * (digest §10.1).  Thresholds are floored to whole units.
+ *
+ * Overflow: B < 2^32 and α ≤ 1024 (2^26 in Q16) keep (B − Q)·α < 2^58.
+ */
+#ifndef DCBPF_ADMIT_H
+#define DCBPF_ADMIT_H
+
+#include "fixed.h"
+#include "switch.h"
+
+#define DC_ALPHA_MAX_Q16 (1024U << DC_Q16_SHIFT)
+/* Defaults: α = 0.5 and α_first_rtt = 64 as in the ABM and Credence
+ * evaluations (digest §4.6); the ABM period is about two base RTTs of
+ * the emulated fabric (≈ 50 µs), the paper's "once per RTT" rounded up
+ * so the update runs at most 10 000 times a second. */
+#define DC_DEFAULT_ALPHA_Q16 (DC_Q16_ONE / 2)
+#define DC_DEFAULT_ALPHA_FIRST_RTT_Q16 (64U << DC_Q16_SHIFT)
+#define DC_DEFAULT_ABM_PERIOD_US 100
+#define DC_DEFAULT_BUFFER_BYTES 1000000
+/* ABM's γ floor: a backlogged queue that drained nothing in a period
+ * (paused by the shaper) keeps 1/16 of its share instead of zero. */
+#define DC_ABM_GAMMA_MIN_Q16 (DC_Q16_ONE / 16)
+
+enum dc_verdict {
+	DC_V_ADMIT = 0,
+	DC_V_DROP_THRESH = 1,	/* q + len > T */
+	DC_V_DROP_FULL = 2,	/* Q + len > B */
+};
+
+/* Inputs of one admission decision. */
+struct dc_adm_in {
+	__u64 q;		/* queue length (bytes or units) */
+	__u64 Q;		/* shared occupancy */
+	__u64 B;		/* shared buffer size, < 2^32 */
+	__u32 len;		/* arriving packet */
+	__u32 alpha_q16;	/* α of the packet (priority or first RTT) */
+	__u32 gamma_q16;	/* ABM: normalised drain rate of the queue */
+	__u32 n_congested;	/* ABM: n_p, at least 1 */
+};
+
+/* Remaining shared buffer B − Q, zero when over-full. */
+DC_INLINE __u64 dc_adm_free(__u64 B, __u64 Q)
+{
+	return Q < B ? B - Q : 0;
+}
+
+/* DT (Eq. 4.5): T = α·(B − Q). */
+DC_INLINE __u64 dc_dt_threshold(__u64 B, __u64 Q, __u32 alpha_q16)
+{
+	return (dc_adm_free(B, Q) * alpha_q16) >> DC_Q16_SHIFT;
+}
+
+/* ABM (Eq. 4.9): T = α·(1/n)·(B − Q)·γ.  n = 0 counts as 1. */
+DC_INLINE __u64 dc_abm_threshold(__u64 B, __u64 Q, __u32 alpha_q16, __u32 n,
+				 __u32 gamma_q16)
+{
+	__u64 t = dc_dt_threshold(B, Q, alpha_q16);
+
+	/* t < 2^42 after the shift, γ ≤ 2^16: the product fits. */
+	t = (t * gamma_q16) >> DC_Q16_SHIFT;
+	return n > 1 ? t / n : t;
+}
+
+/* Threshold of the configured algorithm.  LQD (push-out) admits up to the
+ * whole buffer like CS; its push-out is dc_lqd_victim. */
+DC_INLINE __u64 dc_adm_threshold(__u32 alg, const struct dc_adm_in *in)
+{
+	switch (alg) {
+	case DC_ALG_DT:
+		return dc_dt_threshold(in->B, in->Q, in->alpha_q16);
+	case DC_ALG_ABM:
+		return dc_abm_threshold(in->B, in->Q, in->alpha_q16, in->n_congested,
+					in->gamma_q16);
+	default:		/* CS, LQD */
+		return in->B;
+	}
+}
+
+/* The admission rule above; *thresh_out gets T. */
+DC_INLINE enum dc_verdict dc_adm_decide(__u32 alg, const struct dc_adm_in *in,
+					__u64 *thresh_out)
+{
+	__u64 t = dc_adm_threshold(alg, in);
+
+	*thresh_out = t;
+	if (in->Q + in->len > in->B)
+		return DC_V_DROP_FULL;
+	if (in->q + in->len > t)
+		return DC_V_DROP_THRESH;
+	return DC_V_ADMIT;
+}
+
+/* α of a packet: ABM gives first-RTT (unscheduled) packets the larger
+ * α_first_rtt (§4.2.3); the other algorithms use the priority's α. */
+DC_INLINE __u32 dc_adm_alpha(__u32 alg, __u32 alpha_prio_q16, __u32 alpha_first_rtt_q16,
+			     bool first_rtt)
+{
+	return alg == DC_ALG_ABM && first_rtt ? alpha_first_rtt_q16 : alpha_prio_q16;
+}
+
+/* ECN (DCTCP): mark an admitted packet when its queue, including it,
+ * exceeds K.  K = 0 disables marking. */
+DC_INLINE bool dc_ecn_mark(__u64 q, __u32 len, __u32 k)
+{
+	return k && q + len > k;
+}
+
+/* ABM's congested test (§4.1): q ≥ 0.9·T, without a division.  An empty
+ * queue is never congested. */
+DC_INLINE bool dc_abm_congested(__u64 q, __u64 thresh)
+{
+	return q && 10 * q >= 9 * thresh;
+}
+
+/*
+ * ABM's normalised drain rate γ = μ/b of one queue over a period: bytes
+ * the port sent (dtx_bytes) over what its rate could send in dt_ns.  A
+ * queue that was empty at both ends of the period gets 1 (it will drain
+ * at line rate as soon as it holds packets; measuring its idle period
+ * would give a fresh burst a threshold of zero).  Clamped to
+ * [DC_ABM_GAMMA_MIN_Q16, 1].
+ */
+DC_INLINE __u32 dc_abm_gamma_from(__u64 sent, __u64 could_send, bool backlogged)
+{
+	__u64 g;
+
+	if (!backlogged || !could_send)
+		return (__u32)DC_Q16_ONE;
+	g = dc_q16_div(sent, could_send);
+	return (__u32)dc_clamp_u64(g, DC_ABM_GAMMA_MIN_Q16, DC_Q16_ONE);
+}
+
+/* The same from a port's byte counter: could_send = rate · dt. */
+DC_INLINE __u32 dc_abm_gamma_q16(__u64 dtx_bytes, __u64 dt_ns, __u32 rate_mbps,
+				 bool backlogged)
+{
+	if (!rate_mbps || !dt_ns)
+		return (__u32)DC_Q16_ONE;
+	return dc_abm_gamma_from(dtx_bytes, dc_bytes_in_ns(rate_mbps, dt_ns), backlogged);
+}
+
+/* Floor n_p at 1 (Eq. 4.9 divides by it). */
+DC_INLINE __u32 dc_abm_n(__u32 congested)
+{
+	return congested ? congested : 1;
+}
+
+/*
+ * LQD push-out choice (simulator): the queue to drop from when an
+ * arrival to queue `arriving` finds the buffer full.  The longest queue
+ * loses its tail packet.  Ties: if the arriving queue is among the
+ * longest, the arrival itself is dropped (returns `arriving`), which is
+ * what real LQD does and what a virtual LQD must do to match it (digest
+ * §11 T-C2); otherwise the lowest index among the longest.  The arrival
+ * counts in its own queue's length (q[arriving] + len).
+ */
+DC_INLINE __u32 dc_lqd_victim(const __u64 *q, __u32 n, __u32 arriving, __u32 len)
+{
+	__u64 best = q[arriving] + len;
+	__u32 i, victim = arriving;
+
+	for (i = 0; i < n; i++) {
+		if (i != arriving && q[i] > best) {
+			best = q[i];
+			victim = i;
+		}
+	}
+	return victim;
+}
+
+/* DT steady state (Eq. 4.6) with n congested queues of one α, for tests:
+ * T = α·B / (1 + n·α). */
+DC_INLINE __u64 dc_dt_steady(__u64 B, __u32 alpha_q16, __u32 n)
+{
+	return dc_muldiv64(B, alpha_q16, DC_Q16_ONE + (__u64)n * alpha_q16);
+}
+
+#endif

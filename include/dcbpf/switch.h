@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Emulated switch: map keys and values shared by the switch programs
+ * (bpf/switch.bpf.c: XDP admission, qdisc tracker), the INT transit hop,
+ * `dcbpf switch` / `dcbpf set sw.…` and the simulator.  One instance per
+ * emulated switch; its maps are pinned by name under
+ * <pin_dir>/sw/<switch-name>/ (docs/maps.md).
+ *
+ * Who writes and who reads each field
+ * -----------------------------------
+ * struct dc_sw_port (dc_sw_port, array, key = port id 0..DC_SW_PORTS_MAX-1)
+ *   qlen_bytes, qlen_pkts   tracker (tp_btf qdisc_enqueue/qdisc_dequeue, root
+ *                           qdisc of the port: qstats.backlog, q.qlen);
+ *                           read by XDP admission, INT hop, dcbpf, tests
+ *   tx_bytes, tx_pkts       tracker (qdisc bstats, bytes/packets dequeued);
+ *                           read by INT hop (tx counter of the hop), ABM update
+ *   last_ns                 tracker (bpf_ktime_get_ns of the last event);
+ *                           read by INT hop
+ *   rate_mbps, port_id,     control plane at `dcbpf switch up`, before any
+ *   ifindex, ifname         program is attached; read by everyone
+ *   gamma_q16, win_*        ABM periodic update (tracker, one CPU per period)
+ *   thresh_bytes            XDP admission: threshold of the last admission
+ *                           decision on this port (for status and ABM's n)
+ * struct dc_sw_state (dc_sw_state, array, key 0)
+ *   occupancy_bytes/pkts    tracker, atomic adds of per-port differences:
+ *                           always equals Σ port qlen (Q of the papers)
+ *   abm_*                   ABM periodic update
+ * struct dc_sw_meta (dc_sw_meta, array, key 0): control plane only; XDP
+ *   reads cfg_slot to pick the live configuration.
+ * struct dc_sw_cfg (dc_sw_cfg, array of 2 slots): control plane writes the
+ *   idle slot whole, then flips dc_sw_meta.cfg_slot, so a reader sees one
+ *   complete configuration (an array update is a memcpy a reader could
+ *   observe half done).
+ * struct dc_sw_counters (dc_sw_cnt, per-CPU array, key port·DC_SW_PRIOS +
+ *   prio; key DC_SW_CNT_OTHER for packets that are not admission candidates):
+ *   XDP admission.
+ *
+ * Units are in the names; ratios are Q16 (DC_Q16_ONE = 1.0).  Layouts are
+ * ABI between objects and tools: append, never reorder.
+ */
+#ifndef DCBPF_SWITCH_H
+#define DCBPF_SWITCH_H
+
+#include "compat.h"
+
+#define DC_SW_PORTS_MAX 16	/* ports per emulated switch */
+#define DC_SW_PRIOS 8		/* priorities (DSCP class selector) */
+#define DC_SW_NAME_LEN 16	/* switch names, like interface names */
+#define DC_SW_IFNAME_LEN 16	/* IFNAMSIZ */
+#define DC_SW_CNT_OTHER (DC_SW_PORTS_MAX * DC_SW_PRIOS)
+#define DC_SW_CNT_ENTRIES (DC_SW_CNT_OTHER + 1)
+
+/* Buffer-sharing algorithm (dc_sw_cfg.alg).  Append only: Credence takes
+ * the next value.  LQD is push-out: only the simulator can run it. */
+enum dc_alg {
+	DC_ALG_CS = 0,		/* Complete Sharing */
+	DC_ALG_DT = 1,		/* Dynamic Thresholds */
+	DC_ALG_ABM = 2,		/* Active Buffer Management */
+	DC_ALG_LQD = 3,		/* Longest Queue Drop (simulator only) */
+	DC_ALG_MAX = 4,
+};
+
+/* dc_sw_cfg.dscp_prio[d]: priority in the low bits, first-RTT flag. */
+#define DC_SW_DSCP_PRIO_MASK 0x07
+#define DC_SW_DSCP_FIRST_RTT 0x80
+
+struct dc_sw_cfg {
+	__u32 alg;			/* enum dc_alg */
+	__u32 buffer_bytes;		/* B: shared buffer of the switch */
+	__u32 ecn_k_bytes;		/* mark CE above K per queue; 0 = off */
+	__u32 abm_period_us;		/* ABM n_p and γ update period */
+	__u32 alpha_first_rtt_q16;	/* α of first-RTT (unscheduled) packets */
+	__u32 alpha_q16[DC_SW_PRIOS];	/* α per priority (DT, ABM) */
+	__u8 dscp_prio[64];		/* DSCP → priority | DC_SW_DSCP_FIRST_RTT */
+};
+
+struct dc_sw_port {
+	__u64 qlen_bytes;	/* root qdisc backlog */
+	__u64 qlen_pkts;	/* root qdisc packets */
+	__u64 tx_bytes;		/* bytes dequeued by the root qdisc, ever */
+	__u64 tx_pkts;
+	__u64 last_ns;		/* time of the last tracker update (ktime) */
+	__u32 rate_mbps;	/* configured port rate (0 = port unused) */
+	__u32 port_id;		/* == key; carried by INT hops */
+	__u32 ifindex;		/* in the switch's namespace */
+	__u32 gamma_q16;	/* ABM normalised drain rate μ/b */
+	__u64 thresh_bytes;	/* threshold of the last admission decision */
+	__u64 win_tx_bytes;	/* ABM: tx_bytes at the start of the period */
+	__u64 win_qlen_bytes;	/* ABM: backlog at the start of the period */
+	char ifname[DC_SW_IFNAME_LEN];
+};
+
+struct dc_sw_state {
+	__u64 occupancy_bytes;	/* Q = Σ port qlen_bytes */
+	__u64 occupancy_pkts;
+	__u64 abm_last_ns;	/* last ABM periodic update */
+	__u64 abm_updates;	/* periodic updates run */
+	__u32 abm_congested;	/* n_p: queues at ≥ 0.9 of their threshold (≥ 1) */
+	__u32 pad;
+};
+
+struct dc_sw_meta {
+	__u32 cfg_slot;		/* live slot of dc_sw_cfg (0 or 1) */
+	__u32 netns_ino;	/* namespace inode the programs filter on */
+	__u32 nports;
+	__u32 xdp_flags;	/* XDP_FLAGS_SKB_MODE (generic) or DRV_MODE */
+	char netns[32];		/* name under /var/run/netns */
+	char name[DC_SW_NAME_LEN];
+};
+
+/* Per (egress port, priority), per CPU; summed by dcbpf. */
+struct dc_sw_counters {
+	__u64 admit_pkts;
+	__u64 admit_bytes;
+	__u64 drop_thresh_pkts;	/* queue would exceed its threshold */
+	__u64 drop_full_pkts;	/* shared buffer would overflow */
+	__u64 drop_bytes;
+	__u64 ecn_marked_pkts;
+	__u64 first_rtt_pkts;	/* admitted or not, carried the first-RTT mark */
+	__u64 other_pkts;	/* key DC_SW_CNT_OTHER: not IP, malformed, no
+				 * route, not to a switch port: passed */
+};
+
+#endif
