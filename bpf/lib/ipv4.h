@@ -8,6 +8,7 @@
 #define DCBPF_BPF_IPV4_H
 
 #include "dcbpf/int.h"
+#include "dcbpf/flow.h"
 
 #define DC_ETH_HLEN 14
 #define DC_ETH_P_IP 0x0800

@@ -16,6 +16,8 @@
 #include "check.h"
 #include "dcbpf/int.h"
 #include "int.skel.h"
+#include "int_transit.skel.h"
+#include "dcbpf/switch.h"
 
 #define PKT_MAX 16384
 
@@ -25,6 +27,7 @@ struct pkt {
 };
 
 static struct int_bpf *skel;
+static struct int_transit_bpf *xskel;
 
 /* Ethernet + IPv4 (optional raw options) + TCP + payload, valid checksum. */
 static void build(struct pkt *p, const char *src, const char *dst, __u16 sport, __u16 dport,
@@ -331,6 +334,113 @@ static void test_malformed(void)
 	      "len %u", o.len);
 }
 
+static struct dc_int_counters xcounters(void)
+{
+	struct dc_int_counters c = {};
+	__u32 zero = 0;
+
+	bpf_map_lookup_elem(bpf_map__fd(xskel->maps.dc_int_xstats), &zero, &c);
+	return c;
+}
+
+/* The switch's port record as the queue tracker would keep it. */
+static void set_port(__u32 ifindex, __u32 port_id, __u32 rate, __u64 qlen, __u64 tx)
+{
+	struct dc_sw_port rec = { .rate_mbps = rate, .qlen_bytes = qlen, .tx_bytes = tx,
+				  .port_id = port_id, .ifindex = ifindex };
+
+	bpf_map_update_elem(bpf_map__fd(xskel->maps.dc_sw_ifport), &ifindex, &port_id, BPF_ANY);
+	bpf_map_update_elem(bpf_map__fd(xskel->maps.dc_sw_port), &port_id, &rec, BPF_ANY);
+}
+
+/* test_run's skb is on loopback: the transit hop sees ifindex 1. */
+static void test_transit(void)
+{
+	int out_fd = bpf_program__fd(skel->progs.dc_int_hout);
+	int in_fd = bpf_program__fd(skel->progs.dc_int_hin);
+	int x_fd = bpf_program__fd(xskel->progs.dc_int_xmit);
+	struct pkt orig, a, b;
+	struct dc_int_counters x0 = xcounters(), x1;
+	int hop;
+
+	set_port(1, 3, 1000, 6400, 1280000);
+	build(&orig, "10.0.0.1", "10.0.0.2", 40100, 5201, 1200, NULL, 0, 6);
+	run(out_fd, &orig, &a, 0, NULL);
+	for (hop = 0; hop < 4; hop++) {
+		set_port(1, 3, hop == 2 ? 10000 : 1000, 6400 * (hop + 1), 1280000 + hop);
+		run(x_fd, &a, &b, 0, NULL);
+		a = b;
+	}
+	CHECK_EQ("int transit: packet never grows", a.len, orig.len + 36);
+	CHECK_EQ("int transit: four hops filled", dc_int_hops(a.b[37]), 4);
+	CHECK("int transit: IP checksum valid after four hops", ip_csum_ok(&a), "bad checksum");
+	CHECK_EQ("int transit: hop 0 qlen from the port record",
+		 dc_int_w_qlen(dc_int_load_be64(a.b + 38)) * DC_INT_QLEN_UNIT_BYTES, 6400);
+	CHECK_EQ("int transit: hop 3 qlen", dc_int_w_qlen(dc_int_load_be64(a.b + 38 + 24)) *
+						    DC_INT_QLEN_UNIT_BYTES, 25600);
+	CHECK_EQ("int transit: hop 2 rate", dc_int_rate_mbps(dc_int_w_rate(dc_int_load_be64(a.b + 54))),
+		 10000);
+	CHECK("int transit: no overflow within the slots", !(a.b[36] & DC_INT_FLAG_OVERFLOW), "set");
+	/* Fifth switch: no slot left → overflow flag, nothing else written. */
+	run(x_fd, &a, &b, 0, NULL);
+	CHECK("int transit: fifth hop sets overflow", b.b[36] & DC_INT_FLAG_OVERFLOW, "not set");
+	CHECK("int transit: fifth hop changes nothing else",
+	      b.len == a.len && !memcmp(b.b + 38, a.b + 38, a.len - 38), "changed");
+	CHECK("int transit: checksum valid after overflow", ip_csum_ok(&b), "bad checksum");
+	a = b;
+	run(x_fd, &a, &b, 0, NULL);
+	CHECK("int transit: sixth hop leaves it as it was", b.len == a.len && !memcmp(b.b, a.b, a.len),
+	      "changed");
+	x1 = xcounters();
+	CHECK_EQ("int transit: fills counted", x1.transit_filled - x0.transit_filled, 4);
+	CHECK_EQ("int transit: overflow counted once", x1.transit_overflow - x0.transit_overflow, 1);
+	/* Sink: back to the original, bit for bit. */
+	run(in_fd, &b, &a, 0, NULL);
+	CHECK("int: source → transit ×5 → sink is the original, bit for bit",
+	      a.len == orig.len && !memcmp(a.b, orig.b, orig.len), "len %u vs %u", a.len, orig.len);
+
+	/* Echoes pass switches untouched. */
+	{
+		struct pkt ack, e, f;
+
+		build(&ack, "10.0.0.2", "10.0.0.1", 5201, 40100, 0, NULL, 0, 6);
+		run(out_fd, &ack, &e, 0, NULL);
+		x0 = xcounters();
+		run(x_fd, &e, &f, 0, NULL);
+		CHECK("int transit: echo untouched", f.len == e.len && !memcmp(f.b, e.b, e.len),
+		      "changed");
+		CHECK_EQ("int transit: echo counted", xcounters().transit_echo - x0.transit_echo, 1);
+	}
+	/* Malformed at a switch: untouched. */
+	{
+		__u8 bad[20] = { DC_INT_OPT_TYPE, 14, 0x20, 0 };
+		struct pkt m, n;
+
+		build(&m, "10.0.0.1", "10.0.0.2", 40101, 5201, 100, bad, 20, 6);
+		run(x_fd, &m, &n, 0, NULL);
+		CHECK("int transit: bad length untouched", n.len == m.len && !memcmp(n.b, m.b, m.len),
+		      "changed");
+		bad[1] = 20;
+		bad[3] = dc_int_b3(9, 0);
+		build(&m, "10.0.0.1", "10.0.0.2", 40102, 5201, 100, bad, 20, 6);
+		run(x_fd, &m, &n, 0, NULL);
+		CHECK("int transit: bad hop pointer untouched",
+		      n.len == m.len && !memcmp(n.b, m.b, m.len), "changed");
+	}
+	/* A port without a record (not a switch port): untouched. */
+	{
+		__u32 one = 1;
+		struct pkt m, n;
+
+		bpf_map_delete_elem(bpf_map__fd(xskel->maps.dc_sw_ifport), &one);
+		build(&orig, "10.0.0.1", "10.0.0.2", 40103, 5201, 100, NULL, 0, 6);
+		run(out_fd, &orig, &m, 0, NULL);
+		run(x_fd, &m, &n, 0, NULL);
+		CHECK("int transit: unknown port leaves the slots empty",
+		      n.len == m.len && !memcmp(n.b, m.b, m.len), "changed");
+	}
+}
+
 int main(void)
 {
 	struct bpf_map *m;
@@ -350,11 +460,25 @@ int main(void)
 		return 1;
 	}
 	printf("PASS: int prog: host programs verify and load\n");
+	xskel = int_transit_bpf__open();
+	if (!xskel) {
+		printf("FAIL: int prog: open transit: %s\n", strerror(errno));
+		return 1;
+	}
+	bpf_object__for_each_map(m, xskel->obj)
+		bpf_map__set_pin_path(m, NULL);
+	if (int_transit_bpf__load(xskel)) {
+		printf("FAIL: int prog: transit load (verifier): %s\n", strerror(errno));
+		return 1;
+	}
+	printf("PASS: int prog: transit program verifies and loads\n");
 	add_dst("10.0.0.2", 4);
 	test_roundtrip();
 	test_gso();
 	test_passthrough();
 	test_malformed();
+	test_transit();
+	int_transit_bpf__destroy(xskel);
 	int_bpf__destroy(skel);
 	return check_failed;
 }

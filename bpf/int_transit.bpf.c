@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * INT transit hop of an emulated switch.
+ *
+ * Attached: TC egress (tcx or clsact) of every port of one switch; loaded
+ * once per switch with the switch's pin directory, so it reads the same
+ * dc_sw_port records the queue tracker keeps (maps/switch.h).
+ * Runs: for every packet the port is about to enqueue.  It fills the next
+ * free slot of a data packet's INT option in place — queue length the
+ * packet finds, switch time, bytes the port has sent, port rate — or sets
+ * the overflow flag when no slot is left.  The packet never grows; echoed
+ * stacks (E flag) and anything malformed pass untouched.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#include "dcbpf/int.h"
+#include "maps/switch.h"
+#include "lib/ipv4.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define TC_ACT_OK 0
+
+/* Counters of this switch's INT hops. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dc_int_counters);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_int_xstats SEC(".maps");
+
+#define DC_XSTAT(field)                                                   \
+	do {                                                              \
+		__u32 zero = 0;                                           \
+		struct dc_int_counters *c = bpf_map_lookup_elem(&dc_int_xstats, &zero); \
+		if (c)                                                    \
+			__sync_fetch_and_add(&c->field, 1);               \
+	} while (0)
+
+/* The port record of the egress interface (dc_sw_ifport: ifindex → port). */
+static __always_inline struct dc_sw_port *dc_port_of(__u32 ifindex)
+{
+	__u32 *port_id = bpf_map_lookup_elem(&dc_sw_ifport, &ifindex);
+	struct dc_sw_port *port;
+
+	if (!port_id)
+		return NULL;
+	port = bpf_map_lookup_elem(&dc_sw_port, port_id);
+	return port && port->rate_mbps ? port : NULL;
+}
+
+/*
+ * Rewrite 4-byte-aligned bytes of the IPv4 header and fix its checksum
+ * incrementally (the option base word and one hop word change).
+ */
+static __always_inline int dc_rewrite(struct __sk_buff *skb, __u32 off, const __u8 *old_b,
+				      const __u8 *new_b, __u32 len)
+{
+	__s64 diff = bpf_csum_diff((__be32 *)old_b, len, (__be32 *)new_b, len, 0);
+
+	if (diff < 0)
+		return -1;
+	if (bpf_skb_store_bytes(skb, off, new_b, len, 0))
+		return -1;
+	return bpf_l3_csum_replace(skb, DC_IP_CSUM_OFF, 0, (__u32)diff, 0);
+}
+
+SEC("tc")
+int dc_int_xmit(struct __sk_buff *skb)
+{
+	__u8 base[DC_INT_BASE_LEN], nbase[DC_INT_BASE_LEN];
+	__u8 hop_old[DC_INT_HOP_LEN], hop_new[DC_INT_HOP_LEN];
+	struct dc_int_hop_in h = {};
+	struct dc_sw_port *port;
+	struct dc_pkt p;
+	__u32 hops, slots, off;
+
+	if (!dc_parse_tcp4(skb, &p) || p.ihl_bytes == DC_IP_BASE_LEN)
+		return TC_ACT_OK;
+	if (bpf_skb_load_bytes(skb, DC_IP_OPT_OFF, base, sizeof(base)))
+		return TC_ACT_OK;
+	if (dc_int_check(base, p.ihl_bytes - DC_IP_BASE_LEN) != DC_INT_OK) {
+		if (base[0] == DC_INT_OPT_TYPE)
+			DC_XSTAT(bad_passed);
+		return TC_ACT_OK;
+	}
+	if (base[2] & DC_INT_FLAG_ECHO) {
+		DC_XSTAT(transit_echo);
+		return TC_ACT_OK;
+	}
+	__builtin_memcpy(nbase, base, sizeof(base));
+	hops = dc_int_hops(base[3]);
+	slots = dc_int_slots(base[1]);
+	if (hops >= slots) {
+		if (base[2] & DC_INT_FLAG_OVERFLOW)
+			return TC_ACT_OK;
+		nbase[2] |= DC_INT_FLAG_OVERFLOW;
+		if (!dc_rewrite(skb, DC_IP_OPT_OFF, base, nbase, sizeof(base)))
+			DC_XSTAT(transit_overflow);
+		return TC_ACT_OK;
+	}
+	port = dc_port_of(skb->ifindex);
+	if (!port)
+		return TC_ACT_OK;
+	h.rate_mbps = port->rate_mbps;
+	h.qlen_bytes = port->qlen_bytes;
+	h.tx_bytes = port->tx_bytes;
+	h.ts_ns = bpf_ktime_get_ns();
+	off = DC_IP_OPT_OFF + DC_INT_BASE_LEN + (hops & 3) * DC_INT_HOP_LEN;
+	if (bpf_skb_load_bytes(skb, off, hop_old, sizeof(hop_old)))
+		return TC_ACT_OK;
+	dc_int_store_be64(hop_new, dc_int_hop_encode(&h));
+	nbase[3] = dc_int_b3(hops + 1, dc_int_path(base[3]));
+	if (dc_rewrite(skb, off, hop_old, hop_new, sizeof(hop_new)) ||
+	    dc_rewrite(skb, DC_IP_OPT_OFF, base, nbase, sizeof(base)))
+		return TC_ACT_OK;
+	DC_XSTAT(transit_filled);
+	return TC_ACT_OK;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Emulated-switch maps, defined once.  Every switch instance loads its own
+ * copy and pins these by name under <pin_dir>/sw/<switch-name>/ (the
+ * loader sets that pin root), so the INT transit object of the same
+ * switch reuses them by loading with the same pin root.  Field ownership:
+ * include/dcbpf/switch.h; writers/readers/pins: docs/maps.md.
+ */
+#ifndef DCBPF_MAPS_SWITCH_H
+#define DCBPF_MAPS_SWITCH_H
+
+#include "dcbpf/switch.h"
+
+/* Two configuration slots; dc_sw_meta.cfg_slot names the live one. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct dc_sw_cfg);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_sw_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dc_sw_meta);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_sw_meta SEC(".maps");
+
+/* Per-port queue record: the real qdisc backlog plus port facts. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DC_SW_PORTS_MAX);
+	__type(key, __u32);
+	__type(value, struct dc_sw_port);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_sw_port SEC(".maps");
+
+/* Switch-wide shared-buffer state (Q, ABM's n_p). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dc_sw_state);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_sw_state SEC(".maps");
+
+/* ifindex (in the switch's namespace) → port id; written at switch up. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DC_SW_PORTS_MAX);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_sw_ifport SEC(".maps");
+
+/* Admission counters per (port, priority), per CPU: no shared cache line
+ * is written per packet. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, DC_SW_CNT_ENTRIES);
+	__type(key, __u32);
+	__type(value, struct dc_sw_counters);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_sw_cnt SEC(".maps");
+
+#endif
