@@ -152,3 +152,17 @@ uninstall:
 
 clean:
 	rm -rf $(BUILD) $(OUT)
+
+# ---- switch buffer sharing (bpf/switch.bpf.c, loader/sim.c) ------------------
+# The switch tracker swaps and compares map words atomically (xchg,
+# cmpxchg): BPF ISA v3.
+$(BUILD)/switch.bpf.o: BPF_CFLAGS += -mcpu=v3
+# The simulator tests link the engine (libc only).
+$(BUILD)/tests/test_sim: tests/unit/test_sim.c loader/sim.c loader/sim.h $(HDRS) tests/lib/check.h | $(BUILD)/tests
+	$(CC) $(CFLAGS) -Itests/lib -iquote loader -fsanitize=undefined -fno-sanitize-recover=all \
+		-o $@ tests/unit/test_sim.c loader/sim.c
+# BPF_PROG_TEST_RUN fixtures of the XDP admission program (root; libbpf).
+$(BUILD)/tests/test_xdp_admit: tests/unit/test_xdp_admit.c $(BUILD)/switch.skel.h $(HDRS) tests/lib/check.h | $(BUILD)/tests
+	$(CC) $(CFLAGS) -Itests/lib -fsanitize=undefined -fno-sanitize-recover=all \
+		-o $@ tests/unit/test_xdp_admit.c $(LDLIBS_BPF)
+$(BUILD)/bench/xdp_admit: $(BUILD)/switch.skel.h tests/lib/swfixture.h

@@ -19,8 +19,12 @@
 #include "config.h"
 #include "cli.h"
 #include "trace.h"
+#include "intctl.h"
+#include "features.h"
 #include "json.h"
 #include "object.h"
+#include "sim.h"
+#include "swctl.h"
 
 
 struct cli {
@@ -39,8 +43,13 @@ static void usage(FILE *f)
 		"  set CC.KEY=VALUE...         change live parameters, all or nothing\n"
 		"  dump flows|stats|cfg        per-flow state, counters, raw config entries\n"
 		"  params                      the parameter reference (markdown; --json too)\n"
+		"  switch up|down|status|list|sample|params ...   emulated switches (docs/cli.md)\n"
+		"  get sw.NAME[.KEY], set sw.NAME.KEY=VALUE...    switch parameters, live\n"
+		"  sim [OPTIONS]               buffer-sharing simulator (dcbpf sim --help)\n"
 		"  trace [--csv] [--cc CC] [--count N] [--duration S]\n"
 		"                              stream per-ACK CC decisions (ring buffer)\n"
+		"  int attach|detach|switch|dst|status ...\n"
+		"                              in-band telemetry on hosts and switches\n"
 		"Options:\n"
 		"  -c, --config FILE  read pin_dir and lock_file from FILE (default %s, if present)\n"
 		"  -d, --pin-dir DIR  pinned state under DIR (overrides the config)\n"
@@ -224,9 +233,11 @@ static int cmd_status(struct cli *c)
 	struct dc_cc_counters stats[DC_CC_MAX];
 	struct cc_status st[DC_CC_MAX];
 	char avail[1024] = "";
+	struct dc_features feat;
 	bool have_stats;
 	unsigned int i;
 
+	dc_features_detect(&feat);
 	dc_cc_available_list(avail, sizeof(avail));
 	for (i = 0; i < DC_CC_MAX; i++)
 		probe_cc(c, &dc_ccs[i], &st[i]);
@@ -248,6 +259,7 @@ static int cmd_status(struct cli *c)
 			jw_null(&c->j, "object");
 		jw_bool(&c->j, "struct_ops_links", links);
 		jw_end_obj(&c->j);
+		dc_features_json(&feat, &c->j);
 		jw_str(&c->j, "available_ccs", avail);
 		jw_obj(&c->j, "ccs");
 		for (i = 0; i < DC_CC_MAX; i++) {
@@ -273,6 +285,7 @@ static int cmd_status(struct cli *c)
 		printf("kernel ABI:    %s\n", nargs > 0 ? dc_abi_desc(nargs) : "unknown (no vmlinux BTF)");
 		printf("registration:  %s\n", links ? "struct_ops links (6.4+)" :
 						       "struct_ops map update (no links in this kernel)");
+		dc_features_print(&feat, stdout);
 		printf("%-16s %-11s %s\n", "cc", "registered", "pinned registration");
 		for (i = 0; i < DC_CC_MAX; i++) {
 			char pin[128];
@@ -348,10 +361,13 @@ static int cmd_status(struct cli *c)
 			print_counters(c, stats);
 			jw_end_obj(&c->j);
 		}
+		dc_sw_status_brief(c->pin_dir, true, &c->j);
 		jw_end_obj(&c->j);
 		jw_done(&c->j);
-	} else if (have_stats) {
-		print_counters(c, stats);
+	} else {
+		if (have_stats)
+			print_counters(c, stats);
+		dc_sw_status_brief(c->pin_dir, false, &c->j);
 	}
 	return EXIT_OK;
 }
@@ -372,6 +388,8 @@ static int cmd_get(struct cli *c, int argc, char **argv)
 		fprintf(stderr, "dcbpf: get takes at most one key\n");
 		return EXIT_USAGE;
 	}
+	if (argc == 2 && !strncmp(argv[1], "sw.", 3))
+		return dc_sw_get(c->pin_dir, c->json, &c->j, argv[1]);
 	if (argc == 2) {
 		if (strchr(argv[1], '.')) {
 			if (dc_key_parse(argv[1], &only_cc, &only_p, why, sizeof(why))) {
@@ -488,6 +506,16 @@ static int cmd_set(struct cli *c, int argc, char **argv)
 		fprintf(stderr, "dcbpf: set needs CC.KEY=VALUE (e.g. powertcp.gamma=0.8)\n");
 		return EXIT_USAGE;
 	}
+	/* switch keys go to the switch's own maps; one kind per command keeps
+	 * "all or nothing" simple */
+	for (i = 1, k = 0; i < (unsigned int)argc; i++)
+		k += !strncmp(argv[i], "sw.", 3);
+	if (k && k != (unsigned int)argc - 1) {
+		fprintf(stderr, "dcbpf: set either sw.NAME.KEY=VALUE or CC.KEY=VALUE assignments, not both at once\n");
+		return EXIT_USAGE;
+	}
+	if (k)
+		return dc_sw_set(c->pin_dir, c->json, &c->j, argc - 1, argv + 1);
 	/* validate against defaults first: a bad value is reported even
 	 * without root or a daemon */
 	for (k = 0; k < DC_CC_MAX; k++)
@@ -867,8 +895,14 @@ int main(int argc, char **argv)
 		return cmd_dump(&c, argc, argv);
 	if (!strcmp(cmd, "params"))
 		return cmd_params(&c);
+	if (!strcmp(cmd, "switch"))
+		return dc_sw_main(c.pin_dir, c.json, &c.j, argc, argv);
+	if (!strcmp(cmd, "sim"))
+		return dc_sim_main(argc, argv);
 	if (!strcmp(cmd, "trace"))
 		return dc_cmd_trace(c.pin_dir, argc, argv);
+	if (!strcmp(cmd, "int"))
+		return dc_int_main(c.pin_dir, argc, argv);
 	if (!strcmp(cmd, "help")) {
 		usage(stdout);
 		return EXIT_OK;

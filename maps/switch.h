@@ -55,6 +55,17 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } dc_sw_ifport SEC(".maps");
 
+/* Destination → egress port cache in front of bpf_fib_lookup (which
+ * costs about as much as the rest of admission).  A plain hash: when it
+ * is full the FIB is simply asked every time. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DC_SW_ROUTE_ENTRIES);
+	__type(key, struct dc_sw_route_key);
+	__type(value, struct dc_sw_route);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_sw_route SEC(".maps");
+
 /* Admission counters per (port, priority), per CPU: no shared cache line
  * is written per packet. */
 struct {

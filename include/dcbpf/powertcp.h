@@ -200,7 +200,9 @@ DC_INLINE __u32 dc_power_for_update(__s64 smooth_q16)
  * and current samples of that hop:
  *     λ/b = (Δqlen + Δtx) / (b·dt),   ν/(b·τ) = (qlen + b·τ)/(b·τ).
  * Returns 0 when the pair cannot be differentiated (first sample, dt = 0,
- * dt beyond DC_INT_MAX_DT_NS, or no rate).
+ * dt beyond DC_INT_MAX_DT_NS, or no rate).  Over the few µs between ACKs a
+ * burst arriving at once and the idle gap after it give extreme samples;
+ * weighted by Δt in the smoothing they average to the true λ over τ.
  */
 DC_INLINE __u32 dc_int_hop_norm_power(const struct dc_ptcp_hop_prev *prev,
 				      const struct dc_int_hop *cur,
@@ -223,7 +225,10 @@ DC_INLINE __u32 dc_int_hop_norm_power(const struct dc_ptcp_hop_prev *prev,
 	bdp = dc_ptcp_bdp_bytes(cur->rate_mbps, tau_us);
 	nu_q16 = dc_q16_div((__u64)cur->qlen_bytes + bdp, bdp ? bdp : 1);
 	*dt_ns_out = dt_ns;
-	return dc_norm_power_clamp(dc_q16_mul(lambda_q16, nu_q16));
+	/* Unclamped below (bursts and gaps must average out in the smoothing;
+	 * the bounds apply to the smoothed value), but never 0, which means
+	 * "no sample". */
+	return (__u32)dc_clamp_u64(dc_q16_mul(lambda_q16, nu_q16), 1, DC_NORM_POWER_MAX_Q16);
 }
 
 /* Remember one hop's sample as the next "previous" (Algorithm 1 l.7). */

@@ -31,6 +31,8 @@
  *   idle slot whole, then flips dc_sw_meta.cfg_slot, so a reader sees one
  *   complete configuration (an array update is a memcpy a reader could
  *   observe half done).
+ * struct dc_sw_route (dc_sw_route, hash): XDP admission only (a cache of
+ *   the kernel FIB); the control plane never writes it.
  * struct dc_sw_counters (dc_sw_cnt, per-CPU array, key port·DC_SW_PRIOS +
  *   prio; key DC_SW_CNT_OTHER for packets that are not admission candidates):
  *   XDP admission.
@@ -104,8 +106,30 @@ struct dc_sw_meta {
 	__u32 netns_ino;	/* namespace inode the programs filter on */
 	__u32 nports;
 	__u32 xdp_flags;	/* XDP_FLAGS_SKB_MODE (generic) or DRV_MODE */
+	__u32 xdp_netlink;	/* 1: XDP attached by netlink (no XDP links) */
+	__u32 pad;
 	char netns[32];		/* name under /var/run/netns */
 	char name[DC_SW_NAME_LEN];
+};
+
+/* Route cache (dc_sw_route, hash): destination → egress port, so the
+ * FIB is consulted once per destination and 100 ms rather than per
+ * packet.  IPv4 destinations are keyed as ::ffff:a.b.c.d. */
+/* A port record older than this while it reports a backlog is stale (see
+ * dc_stale_fix in bpf/switch.bpf.c); above the coarse clock's tick. */
+#define DC_SW_STALE_NS (5ULL * 1000 * 1000)
+#define DC_SW_ROUTE_TTL_NS (100ULL * 1000 * 1000)
+#define DC_SW_ROUTE_ENTRIES 4096
+#define DC_SW_PORT_NONE 0xffffffffU	/* forwarded, but not by a switch port */
+
+struct dc_sw_route_key {
+	__u32 daddr[4];		/* network order */
+};
+
+struct dc_sw_route {
+	__u64 expires_ns;	/* coarse monotonic clock */
+	__u32 port_id;		/* or DC_SW_PORT_NONE */
+	__u32 ifindex;		/* egress device the FIB named */
 };
 
 /* Per (egress port, priority), per CPU; summed by dcbpf. */

@@ -2,6 +2,14 @@
 # A dumbbell with a 1 Gbit/s bottleneck, dcbpfd registering the CCs, iperf3
 # selecting them per socket and as a netns default, and a live `dcbpf set`
 # that must change the window of a running connection.
+#
+# Inside the VM (vm/run sets DCBPF_VM=1) the guest runs under emulation: its
+# CPU, not a 1 Gbit/s TBF, limits the path (measured under TCG: 68..674
+# Mbit/s for CUBIC from run to run), and its base RTT is ~0.5 ms instead of
+# ~50 us.  There the dumbbell runs at 20 Mbit/s, where the TBF is again the
+# bottleneck, and the CCs are configured for that fabric (host_bw_mbps = the
+# rate, base_rtt_us = the measured minimum RTT); the same assertions then
+# hold, scaled to the configured rate, and the PASS lines say so.
 # shellcheck shell=bash
 set -u
 cd "$(dirname "$0")/../.."
@@ -11,11 +19,21 @@ source tests/lib/dcbpfd.sh
 
 BUILD=${BUILD:-build}
 
-fabric_dumbbell 2 1000 2000000 || { t_fail "cc: dumbbell" "fabric could not be built"; exit 1; }
+RATE=1000 TAU=60 VMNOTE=""
+[ "${DCBPF_VM:-0}" = 1 ] && RATE=20
+fabric_dumbbell 2 $RATE 2000000 || { t_fail "cc: dumbbell" "fabric could not be built"; exit 1; }
 S0=${FAB_SENDERS[0]} S1=${FAB_SENDERS[1]} R=$FAB_RECV RIP=$FAB_RECV_IP
+if [ "${DCBPF_VM:-0}" = 1 ]; then
+	# τ = the path's minimum RTT for full-size packets, in 10 µs steps:
+	# a τ far below the real base RTT holds the window at its floor.
+	rtt=$(fabric_exec "$S0" ping -c 20 -i 0.05 -s 1400 -q "$RIP" | sed -nE 's|.* = ([0-9.]+)/.*|\1|p')
+	TAU=$(awk -v r="${rtt:-0}" 'BEGIN { t = int((r * 1000 + 9) / 10) * 10; print (t < 60 ? 60 : t) }')
+	VMNOTE="; VM: $RATE Mbit/s dumbbell, τ = $TAU µs measured"
+fi
 
-dcbpfd_start "base_rtt_us = 60" || { t_fail "cc: dcbpfd registers the CCs" "$DCBPFD_ERR"; exit 1; }
-t_pass "cc: dcbpfd registers powertcp and theta_powertcp"
+dcbpfd_start "base_rtt_us = $TAU" "host_bw_mbps = $RATE" ||
+	{ t_fail "cc: dcbpfd registers the CCs" "$DCBPFD_ERR"; exit 1; }
+t_pass "cc: dcbpfd registers powertcp and theta_powertcp${VMNOTE:+ (${VMNOTE#; })}"
 
 flows_json() { bpftool map dump pinned "$DCBPFD_PIN/dc_cc_flows" -j | jq -c '[.[].formatted | select(.key.dport == '"$1"') | .value]'; }
 stat_of() { bpftool map dump pinned "$DCBPFD_PIN/dc_cc_stats" -j | jq ".[] | .formatted | select(.key == $1) | .value.$2"; }
@@ -32,7 +50,12 @@ for cc in powertcp theta_powertcp; do
 	ipid=$!
 	sleep 1.5
 	ssline=$(fabric_exec "$S0" ss -tin dst "$RIP" dport = :$port | tr '\n' ' ')
+	t0=$(date +%s%N)
 	flows=$(flows_json $port)
+	# What one sample of the flow map costs under load (~20 ms on the
+	# host, ~1 s under emulation) sizes the live-reconfiguration run below.
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	[ "$ms" -gt "${SAMPLE_MS:-0}" ] && SAMPLE_MS=$ms
 	wait $ipid
 	case "$ssline" in
 	*" $cc "*) t_pass "cc: iperf3 -C $cc uses it (ss -ti)" ;;
@@ -40,15 +63,16 @@ for cc in powertcp theta_powertcp; do
 	esac
 	want=0
 	[ "$cc" = theta_powertcp ] && want=1
-	if echo "$flows" | jq -e "any(.[]; .cc == $want and .acks > 100 and .cwnd_bytes > 0 and .tau_us == 60)" >/dev/null; then
+	if echo "$flows" | jq -e "any(.[]; .cc == $want and .acks > 100 and .cwnd_bytes > 0 and .tau_us == $TAU)" >/dev/null; then
 		t_pass "cc: $cc flow mirrored in dc_cc_flows (bpftool)"
 	else
 		t_fail "cc: $cc flow mirrored in dc_cc_flows (bpftool)" "$flows"
 	fi
 	mbps=$(jq '.end.sum_received.bits_per_second / 1e6 | floor' "$OUT/cc_$cc.json" 2>/dev/null || echo 0)
-	# A sanity floor, not the performance target (that is the demo's job).
-	if [ "${mbps:-0}" -ge 300 ]; then t_pass "cc: $cc moves data ($mbps Mbit/s)"
-	else t_fail "cc: $cc moves data" "${mbps:-0} Mbit/s through a 1 Gbit/s bottleneck"; fi
+	# A sanity floor, not the performance target (that is the demo's job):
+	# 30% of the bottleneck.
+	if [ "${mbps:-0}" -ge $((RATE * 3 / 10)) ]; then t_pass "cc: $cc moves data ($mbps Mbit/s of $RATE$VMNOTE)"
+	else t_fail "cc: $cc moves data" "${mbps:-0} Mbit/s through a $RATE Mbit/s bottleneck (floor $((RATE * 3 / 10))$VMNOTE)"; fi
 done
 
 # PowerTCP without telemetry runs the θ law, and the counter says so.
@@ -86,7 +110,11 @@ mean_cwnd() { # samples of cwnd_bytes of the flow to port $1 over ~1 s
 	done
 	echo $((s / n))
 }
-fabric_exec "$S0" iperf3 -c "$RIP" -p 5202 -t 6 -C theta_powertcp -J >"$OUT/cc_live.json" 2>&1 &
+# The connection must outlive 22 samples of the flow map plus the sleeps
+# (1.5 + 0.5 s) with room to spare: 6 s on the host, ~30 s under emulation.
+live_t=$(((2000 + 33 * ${SAMPLE_MS:-100} + 2000 + 999) / 1000))
+[ "$live_t" -lt 6 ] && live_t=6
+fabric_exec "$S0" iperf3 -c "$RIP" -p 5202 -t $live_t -C theta_powertcp -J >"$OUT/cc_live.json" 2>&1 &
 ipid=$!
 sleep 1.5
 acks0=$(flows_json 5202 | jq '[.[].acks] | max // 0')
@@ -95,18 +123,20 @@ w0=$(mean_cwnd 5202)
 sleep 0.5
 w1=$(mean_cwnd 5202)
 acks1=$(flows_json 5202 | jq '[.[].acks] | max // 0')
+alive=yes
+kill -0 $ipid 2>/dev/null || alive="no: iperf3 -t $live_t ended before the samples did (one sample took ${SAMPLE_MS:-?} ms)"
 wait $ipid
 ipok=$(jq -r '.error // "ok"' "$OUT/cc_live.json" 2>/dev/null)
 # w_e = b·τ + β: β from ~750 B to 60 kB must raise the window several-fold.
 if [ "$w1" -gt $((w0 * 3)) ] && [ "$w1" -gt 40000 ]; then
-	t_pass "cc: dcbpf set beta_bytes raises the live window ($w0 → $w1 bytes)"
+	t_pass "cc: dcbpf set beta_bytes raises the live window ($w0 → $w1 bytes$VMNOTE)"
 else
-	t_fail "cc: dcbpf set beta_bytes raises the live window" "mean cwnd $w0 → $w1 bytes"
+	t_fail "cc: dcbpf set beta_bytes raises the live window" "mean cwnd $w0 → $w1 bytes; flow alive while sampled: $alive"
 fi
-if [ "$acks1" -gt "$acks0" ] && [ "$ipok" = ok ]; then
+if [ "$acks1" -gt "$acks0" ] && [ "$ipok" = ok ] && [ "$alive" = yes ]; then
 	t_pass "cc: the connection survives reconfiguration"
 else
-	t_fail "cc: the connection survives reconfiguration" "acks $acks0 → $acks1, iperf3: $ipok"
+	t_fail "cc: the connection survives reconfiguration" "acks $acks0 → $acks1, iperf3: $ipok, alive while sampled: $alive"
 fi
 # A rejected value names the key and leaves the map as it was.
 before=$(bpftool map dump pinned "$DCBPFD_PIN/dc_cc_cfg" -j | jq -c '[.[].formatted]')

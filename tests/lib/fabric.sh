@@ -17,8 +17,11 @@
 #   FAB_INT_ROOM   extra bytes every link carries beyond FAB_MTU for in-band
 #                  telemetry options added after the host stack (default 0;
 #                  INT needs 36..40). Host routes are clamped to FAB_MTU.
-#   FAB_TBF_BURST  TBF bucket size in bytes (default 32768, see docs/fabric.md)
-#   FAB_OFFLOAD    on|off: TSO/GSO/GRO of the host interfaces (default on)
+#   FAB_TBF_BURST  TBF bucket size in bytes (default 16384, see docs/fabric.md)
+#   FAB_GSO_MAX    largest GSO packet a host emits, bytes (default 8192; 0
+#                  keeps the kernel's 64 KiB). Must stay below FAB_TBF_BURST
+#                  so the TBF never has to split a packet.
+#   FAB_OFFLOAD    on|off: TSO/GSO/GRO of every fabric veth (default on)
 #   FAB_IPV6       1 keeps IPv6 on inside the fabric (default 0: off, so
 #                  ND/MLD chatter never shows up in the bottleneck counters)
 # shellcheck shell=bash
@@ -184,6 +187,7 @@ fabric_make_link() {
 	fi
 	ip link add "$da" netns "$nsa" mtu "$mtu" type veth peer name "$db" netns "$nsb" mtu "$mtu" ||
 		{ _fab_die "creating veth $da ($nsa) <-> $db ($nsb) failed"; return 1; }
+	fabric_rps "$nsa" "$da" && fabric_rps "$nsb" "$db" || return 1
 	ip -n "$nsa" link set "$da" up
 	ip -n "$nsb" link set "$db" up
 	if [ "${FAB_OFFLOAD:-on}" = off ]; then
@@ -193,12 +197,37 @@ fabric_make_link() {
 	FAB_LAST_DEV_B=$db
 }
 
+# fabric_rps NS DEV: steer received packets to a CPU by flow hash. A veth
+# hands each packet to the backlog of the CPU that sent it; with a qdisc
+# dequeued from either CPU one flow's packets then race through two
+# backlogs and arrive reordered (measured: ~100 spurious retransmits per
+# 5 s CUBIC flow). RPS keeps every flow on one CPU, so order is kept.
+fabric_rps() {
+	local ncpu mask
+	ncpu=$(nproc)
+	[ "$ncpu" -gt 32 ] && ncpu=32
+	mask=$(printf '%x' $(((1 << ncpu) - 1)))
+	ip netns exec "$1" sh -c "for q in /sys/class/net/$2/queues/rx-*/rps_cpus; do echo $mask > \$q; done" ||
+		{ _fab_die "setting rps_cpus on $2 (in $1) failed; is CONFIG_RPS set?"; return 1; }
+}
+
 # fabric_offload NS DEV on|off: TSO/GSO/GRO of one device.
 fabric_offload() {
 	command -v ethtool >/dev/null ||
 		{ _fab_die "ethtool not found (needed for FAB_OFFLOAD=off); apt-get install -y ethtool"; return 1; }
 	ip netns exec "$1" ethtool -K "$2" tso "$3" gso "$3" gro "$3" >/dev/null 2>&1 ||
 		{ _fab_die "ethtool -K $2 (in $1) tso/gso/gro $3 failed"; return 1; }
+}
+
+# fabric_host_dev NS DEV: settings of a device on which a host's TCP sends.
+# Capping GSO packets keeps the bottleneck queue in units of a few MSS
+# (faithful to a switch queue of packets) while the hosts still batch
+# enough to reach line rate on 2 cores; docs/fabric.md has the numbers.
+fabric_host_dev() {
+	local gso=${FAB_GSO_MAX:-8192}
+	[ "$gso" -gt 0 ] || return 0
+	ip -n "$1" link set dev "$2" gso_max_size "$gso" ||
+		{ _fab_die "gso_max_size $gso on $2 (in $1) failed; set FAB_GSO_MAX=0 to skip"; return 1; }
 }
 
 # fabric_add_addr NS DEV CIDR
@@ -222,7 +251,7 @@ fabric_add_route() {
 # RATE_MBIT whose queue holds BUF_BYTES (its bfifo limit) and whose bucket
 # is FAB_TBF_BURST bytes. Handle 1: so tools can find it.
 fabric_shape() {
-	local ns=$1 dev=$2 rate=$3 buf=$4 burst=${FAB_TBF_BURST:-32768}
+	local ns=$1 dev=$2 rate=$3 buf=$4 burst=${FAB_TBF_BURST:-16384}
 	tc -n "$ns" qdisc replace dev "$dev" root handle 1: tbf rate "${rate}mbit" burst "$burst" limit "$buf" ||
 		{ _fab_die "tbf rate ${rate}mbit burst $burst limit $buf on $dev ($ns) failed"; return 1; }
 }
@@ -250,6 +279,7 @@ fabric_dumbbell() {
 	fabric_make_link "$FAB_SWITCH" pr "$FAB_RECV" r || return 1
 	FAB_BN_DEV=$FAB_LAST_DEV_A
 	FAB_RECV_DEV=$FAB_LAST_DEV_B
+	fabric_host_dev "$FAB_RECV" "$FAB_RECV_DEV" || return 1
 	FAB_RECV_IP=10.77.0.1
 	fabric_add_addr "$FAB_SWITCH" "$FAB_BN_DEV" 10.77.0.254/24 || return 1
 	fabric_add_addr "$FAB_RECV" "$FAB_RECV_DEV" "$FAB_RECV_IP/24" || return 1
@@ -259,6 +289,7 @@ fabric_dumbbell() {
 		FAB_SENDERS+=("$FAB_LAST_NS")
 		fabric_make_link "$FAB_LAST_NS" "h$i" "$FAB_SWITCH" "p$i" || return 1
 		FAB_SENDER_DEVS+=("$FAB_LAST_DEV_A")
+		fabric_host_dev "$FAB_LAST_NS" "$FAB_LAST_DEV_A" || return 1
 		FAB_SW_PORTS+=("$FAB_LAST_DEV_B")
 		FAB_SENDER_IPS+=("10.77.$((i + 1)).1")
 		fabric_add_addr "$FAB_LAST_NS" "$FAB_LAST_DEV_A" "10.77.$((i + 1)).1/24" || return 1

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * One emulated switch: buffer admission in XDP and the queue tracker that
+ * keeps the shared-buffer state equal to the real qdisc backlog.  Loaded
+ * once per switch by `dcbpf switch up` with dc_netns_ino set to the
+ * switch's namespace, maps pinned under <pin_dir>/sw/<name>/.
+ *
+ * Thin by design: parse, find the egress port, call the admission core in
+ * include/dcbpf/admit.h, act, count.  docs/admission.md explains the
+ * choices (XDP mode, atomics, ABM period).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
+
+#include "dcbpf/admit.h"
+#include "maps/switch.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* The switch's network namespace (inode), set by the loader: the qdisc
+ * tracepoints fire for every qdisc of every namespace. */
+const volatile __u32 dc_netns_ino = 0;
+
+#define ETH_P_IP 0x0800
+#define ETH_P_IPV6 0x86DD
+#define AF_INET 2
+#define AF_INET6 10
+#define TC_H_ROOT 0xFFFFFFFFU
+#define IP_ECN_MASK 0x03
+#define IP_ECN_CE 0x03
+
+static __always_inline void dc_count_other(void)
+{
+	__u32 k = DC_SW_CNT_OTHER;
+	struct dc_sw_counters *c = bpf_map_lookup_elem(&dc_sw_cnt, &k);
+
+	if (c)
+		c->other_pkts++;
+}
+
+/* Set CE on an ECN-capable IPv4 packet, checksum updated (RFC 1624). */
+static __always_inline bool dc_mark_ce(struct iphdr *iph)
+{
+	__u16 old, new;
+	__u32 sum;
+
+	if (!(iph->tos & IP_ECN_MASK) || (iph->tos & IP_ECN_MASK) == IP_ECN_CE)
+		return false;
+	old = bpf_htons(((__u16)(*(__u8 *)iph) << 8) | iph->tos);
+	iph->tos |= IP_ECN_CE;
+	new = bpf_htons(((__u16)(*(__u8 *)iph) << 8) | iph->tos);
+	sum = (__u16)~iph->check;
+	sum += (__u16)~old;
+	sum += new;
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	iph->check = (__u16)~sum;
+	return true;
+}
+
+/*
+ * A backlog the tracker has not refreshed for DC_SW_STALE_NS while it
+ * claims packets are queued is stale: a tracing program is skipped when
+ * another one is already running on the CPU (recursion_misses in bpftool
+ * prog show), so the port's last dequeue can go unseen, and a stale
+ * backlog above the threshold would drop every packet — and with no
+ * admitted packet there is no enqueue event to correct it.  The port has
+ * drained at least rate · age since then: take that off q and Q.
+ */
+static __always_inline void dc_stale_fix(const struct dc_sw_port *port, struct dc_adm_in *in,
+					 __u64 now)
+{
+	__u64 age, gone;
+
+	if (!in->q || now <= port->last_ns + DC_SW_STALE_NS)
+		return;
+	age = now - port->last_ns;
+	gone = dc_min_u64(dc_bytes_in_ns(port->rate_mbps, age), in->q);
+	in->q -= gone;
+	in->Q = in->Q > gone ? in->Q - gone : 0;
+}
+
+/*
+ * Egress port of a destination from the kernel's FIB, remembered in
+ * dc_sw_route for DC_SW_ROUTE_TTL_NS (a route change reaches admission
+ * accounting within that time; forwarding itself is always the kernel's).
+ * Returns -1 when the FIB has no forwarding answer (not cached: such
+ * packets are rare and the answer may appear).
+ */
+static __noinline int dc_route(struct xdp_md *ctx, struct iphdr *iph, struct ipv6hdr *ip6,
+			       struct dc_sw_route_key *rk, struct dc_sw_route *out)
+{
+	struct bpf_fib_lookup fib = {};
+	__u32 *pid, ifindex;
+	int rc;
+
+	if (iph) {
+		fib.family = AF_INET;
+		fib.tos = iph->tos;
+		fib.l4_protocol = iph->protocol;
+		fib.ipv4_src = iph->saddr;
+		fib.ipv4_dst = iph->daddr;
+	} else if (ip6) {
+		fib.family = AF_INET6;
+		fib.l4_protocol = ip6->nexthdr;
+		__builtin_memcpy(fib.ipv6_src, &ip6->saddr, sizeof(fib.ipv6_src));
+		__builtin_memcpy(fib.ipv6_dst, &ip6->daddr, sizeof(fib.ipv6_dst));
+	} else {
+		return -1;
+	}
+	fib.ifindex = ctx->ingress_ifindex;
+	/* tot_len stays 0: generic XDP sees GRO/GSO packets far above the
+	 * MTU, and with a length the lookup stops at FRAG_NEEDED before it
+	 * names the egress device.  DIRECT: the main table only (the fabric
+	 * has no policy rules), the cheaper lookup.  NO_NEIGH still names
+	 * the egress device. */
+	rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), BPF_FIB_LOOKUP_DIRECT);
+	if (rc != BPF_FIB_LKUP_RET_SUCCESS && rc != BPF_FIB_LKUP_RET_NO_NEIGH)
+		return -1;
+	ifindex = fib.ifindex;
+	pid = bpf_map_lookup_elem(&dc_sw_ifport, &ifindex);
+	out->port_id = pid ? *pid : DC_SW_PORT_NONE;
+	out->ifindex = ifindex;
+	out->expires_ns = bpf_ktime_get_coarse_ns() + DC_SW_ROUTE_TTL_NS;
+	bpf_map_update_elem(&dc_sw_route, rk, out, BPF_ANY);
+	return 0;
+}
+
+/*
+ * Attached at: XDP on every port of the switch (generic mode by default,
+ * docs/admission.md says why), via a pinned XDP link.
+ * Runs when: a frame arrives on a switch port, before the kernel forwards
+ * it.  Finds the egress port with the kernel's FIB and the priority from
+ * DSCP, decides with the configured algorithm, passes or drops.  Frames
+ * that are not IP, malformed, unroutable or not leaving through a switch
+ * port pass untouched.
+ */
+SEC("xdp")
+int dc_sw_admit(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+	struct dc_sw_route_key rk = {};
+	struct dc_sw_route nrt, *rt;
+	struct ethhdr *eth = data;
+	struct iphdr *iph = NULL;
+	struct ipv6hdr *ip6 = NULL;
+	const struct dc_sw_meta *meta;
+	const struct dc_sw_cfg *cfg;
+	struct dc_sw_port *port;
+	const struct dc_sw_state *st;
+	struct dc_sw_counters *cnt;
+	struct dc_adm_in in;
+	__u32 zero = 0, key, len, prio, d, alg;
+	enum dc_verdict v;
+	__u64 thresh, now;
+	__u8 dscp;
+	bool first_rtt;
+
+	if ((void *)(eth + 1) > data_end)
+		goto other;
+	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+		iph = (void *)(eth + 1);
+		if ((void *)(iph + 1) > data_end || iph->ihl < 5 || iph->version != 4)
+			goto other;
+		dscp = iph->tos >> 2;
+		rk.daddr[2] = bpf_htonl(0xffff);
+		rk.daddr[3] = iph->daddr;
+	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+		ip6 = (void *)(eth + 1);
+		if ((void *)(ip6 + 1) > data_end)
+			goto other;
+		dscp = (__u8)((ip6->priority << 2) | (ip6->flow_lbl[0] >> 6));
+		__builtin_memcpy(rk.daddr, &ip6->daddr, sizeof(rk.daddr));
+	} else {
+		goto other;
+	}
+	now = bpf_ktime_get_coarse_ns();
+	rt = bpf_map_lookup_elem(&dc_sw_route, &rk);
+	if (!rt || now > rt->expires_ns) {
+		if (dc_route(ctx, iph, ip6, &rk, &nrt))
+			goto other;
+		rt = &nrt;
+	}
+	if (rt->port_id == DC_SW_PORT_NONE)
+		goto other;
+	key = rt->port_id;
+	meta = bpf_map_lookup_elem(&dc_sw_meta, &zero);
+	st = bpf_map_lookup_elem(&dc_sw_state, &zero);
+	port = bpf_map_lookup_elem(&dc_sw_port, &key);
+	if (!meta || !st || !port)
+		goto other;
+	d = meta->cfg_slot & 1;
+	cfg = bpf_map_lookup_elem(&dc_sw_cfg, &d);
+	if (!cfg)
+		goto other;
+
+	d = cfg->dscp_prio[dscp & 63];
+	prio = d & DC_SW_DSCP_PRIO_MASK;
+	first_rtt = d & DC_SW_DSCP_FIRST_RTT;
+	alg = cfg->alg;
+	len = (__u32)(data_end - data);
+	in.q = port->qlen_bytes;
+	in.Q = st->occupancy_bytes;
+	dc_stale_fix(port, &in, now);
+	in.B = cfg->buffer_bytes;
+	in.len = len;
+	in.alpha_q16 = dc_adm_alpha(alg, cfg->alpha_q16[prio], cfg->alpha_first_rtt_q16, first_rtt);
+	in.gamma_q16 = port->gamma_q16 ? port->gamma_q16 : (__u32)DC_Q16_ONE;
+	in.n_congested = st->abm_congested;
+	v = dc_adm_decide(alg, &in, &thresh);
+	port->thresh_bytes = thresh;
+
+	key = key * DC_SW_PRIOS + prio;
+	cnt = bpf_map_lookup_elem(&dc_sw_cnt, &key);
+	if (!cnt)
+		return v == DC_V_ADMIT ? XDP_PASS : XDP_DROP;
+	if (first_rtt)
+		cnt->first_rtt_pkts++;
+	if (v != DC_V_ADMIT) {
+		if (v == DC_V_DROP_FULL)
+			cnt->drop_full_pkts++;
+		else
+			cnt->drop_thresh_pkts++;
+		cnt->drop_bytes += len;
+		return XDP_DROP;
+	}
+	cnt->admit_pkts++;
+	cnt->admit_bytes += len;
+	if (iph && dc_ecn_mark(in.q, len, cfg->ecn_k_bytes) && dc_mark_ce(iph))
+		cnt->ecn_marked_pkts++;
+	return XDP_PASS;
+other:
+	dc_count_other();
+	return XDP_PASS;
+}
+
+/* ---- queue tracker ------------------------------------------------------- */
+
+/*
+ * ABM's periodic update (Eq. 4.9 inputs): γ of every port from the bytes
+ * it sent in the period, then n_p = the number of queues at ≥ 0.9 of
+ * their threshold.  Runs on one CPU per period (the caller won a
+ * compare-and-swap on abm_last_ns).
+ */
+struct dc_abm_ctx {
+	const struct dc_sw_cfg *cfg;
+	__u64 Q, dt_ns;
+	__u32 n_old, cong;
+};
+
+/* One port of the update (bpf_loop callback: verified once, not per port). */
+static long dc_abm_port(__u32 i, void *data)
+{
+	struct dc_abm_ctx *c = data;
+	struct dc_sw_port *p = bpf_map_lookup_elem(&dc_sw_port, &i);
+	const struct dc_sw_cfg *cfg = c->cfg;
+	__u64 tx, ql;
+
+	if (!p || !p->rate_mbps || !cfg)
+		return 0;
+	tx = p->tx_bytes;
+	ql = p->qlen_bytes;
+	p->gamma_q16 = c->dt_ns ? dc_abm_gamma_q16(tx - p->win_tx_bytes, c->dt_ns, p->rate_mbps,
+						  ql || p->win_qlen_bytes) :
+				  (__u32)DC_Q16_ONE;
+	p->win_tx_bytes = tx;
+	p->win_qlen_bytes = ql;
+	if (dc_abm_congested(ql, dc_abm_threshold(cfg->buffer_bytes, c->Q, cfg->alpha_q16[0],
+						  c->n_old, p->gamma_q16)))
+		c->cong++;
+	return 0;
+}
+
+static __always_inline void dc_abm_update(struct dc_sw_state *st, const struct dc_sw_cfg *cfg,
+					  __u64 dt_ns)
+{
+	struct dc_abm_ctx c = {
+		.cfg = cfg,
+		.Q = st->occupancy_bytes,
+		.dt_ns = dt_ns,
+		.n_old = dc_abm_n(st->abm_congested),
+	};
+
+	bpf_loop(DC_SW_PORTS_MAX, dc_abm_port, &c, 0);
+	st->abm_congested = dc_abm_n(c.cong);
+	__sync_fetch_and_add(&st->abm_updates, 1);
+}
+
+/*
+ * Copy the root qdisc's backlog and counters of a switch port into its
+ * record.  Q stays Σ port backlog under any interleaving of CPUs: the
+ * port value is swapped in atomically and exactly the difference to the
+ * value it replaced is added to Q.
+ */
+static __always_inline void dc_track(struct Qdisc *q, const struct netdev_queue *txq, bool deq)
+{
+	struct net_device *dev = BPF_CORE_READ(txq, dev);
+	struct dc_sw_state *st;
+	struct dc_sw_port *p;
+	__u32 ifindex, zero = 0, *pid;
+	__u64 backlog, qlen, bytes = 0, pkts = 0, old, now;
+
+	if (!dev || BPF_CORE_READ(dev, nd_net.net, ns.inum) != dc_netns_ino)
+		return;
+	if (BPF_CORE_READ(q, parent) != TC_H_ROOT)
+		return;
+	ifindex = BPF_CORE_READ(dev, ifindex);
+	pid = bpf_map_lookup_elem(&dc_sw_ifport, &ifindex);
+	if (!pid)
+		return;
+	p = bpf_map_lookup_elem(&dc_sw_port, pid);
+	st = bpf_map_lookup_elem(&dc_sw_state, &zero);
+	if (!p || !st)
+		return;
+	backlog = BPF_CORE_READ(q, qstats.backlog);
+	qlen = BPF_CORE_READ(q, q.qlen);
+	/* u64_stats_t is one 64-bit word on 64-bit kernels (6.1 and 6.18) */
+	bpf_core_read(&bytes, sizeof(bytes), &q->bstats.bytes);
+	bpf_core_read(&pkts, sizeof(pkts), &q->bstats.packets);
+	now = bpf_ktime_get_ns();
+
+	old = __sync_lock_test_and_set(&p->qlen_bytes, backlog);
+	if (old != backlog)
+		__sync_fetch_and_add(&st->occupancy_bytes, backlog - old);
+	old = __sync_lock_test_and_set(&p->qlen_pkts, qlen);
+	if (old != qlen)
+		__sync_fetch_and_add(&st->occupancy_pkts, qlen - old);
+	p->tx_bytes = bytes;
+	p->tx_pkts = pkts;
+	p->last_ns = now;
+
+	if (deq) {
+		const struct dc_sw_meta *meta = bpf_map_lookup_elem(&dc_sw_meta, &zero);
+		const struct dc_sw_cfg *cfg;
+		__u32 slot;
+		__u64 last = st->abm_last_ns, period;
+
+		if (!meta)
+			return;
+		slot = meta->cfg_slot & 1;
+		cfg = bpf_map_lookup_elem(&dc_sw_cfg, &slot);
+		if (!cfg)
+			return;
+		period = (__u64)cfg->abm_period_us * 1000;
+		if (now - last < period)
+			return;
+		if (__sync_val_compare_and_swap(&st->abm_last_ns, last, now) != last)
+			return;
+		/* a gap of many periods (idle switch) is not a measurement */
+		dc_abm_update(st, cfg, last && now - last <= 4 * period ? now - last : 0);
+	}
+}
+
+/*
+ * Attached at: tracepoint qdisc:qdisc_enqueue (tp_btf), pinned link.
+ * Runs when: any root qdisc of any namespace enqueued a packet; acts only
+ * for root qdiscs of this switch's ports.
+ */
+SEC("tp_btf/qdisc_enqueue")
+int BPF_PROG(dc_sw_q_enq, struct Qdisc *q, const struct netdev_queue *txq, struct sk_buff *skb)
+{
+	dc_track(q, txq, false);
+	return 0;
+}
+
+/*
+ * Attached at: tracepoint qdisc:qdisc_dequeue (tp_btf), pinned link.
+ * Runs when: a root qdisc was asked for a packet (also when it had none
+ * ready); acts only for this switch's ports and runs ABM's periodic update.
+ */
+SEC("tp_btf/qdisc_dequeue")
+int BPF_PROG(dc_sw_q_deq, struct Qdisc *q, const struct netdev_queue *txq, int packets,
+	     struct sk_buff *skb)
+{
+	dc_track(q, txq, true);
+	return 0;
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * dcbpf sim: trace-driven simulator of a shared-buffer output-queued
+ * switch running the admission core of include/dcbpf/admit.h.
+ *
+ * Model (seed 000 §6.1.1, digest §1): discrete timeslots; per slot an
+ * arrival phase then a departure phase.  Unit mode: packets are one unit,
+ * B counts packets, each non-empty queue sends one packet per slot.  Byte
+ * mode: packets carry sizes, B is in bytes, each port may send
+ * slot_bytes per slot (whole packets, unused credit is not kept).  One
+ * queue per port; a packet's priority selects its α.
+ *
+ * Self-contained (libc only) so the unit tests link it directly.
+ */
+#ifndef DCBPF_LOADER_SIM_H
+#define DCBPF_LOADER_SIM_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <dcbpf/admit.h>
+
+#define DC_SIM_PORTS_MAX 64
+
+enum dc_sim_mode { DC_SIM_UNIT = 0, DC_SIM_BYTE = 1 };
+
+struct dc_sim_cfg {
+	__u32 alg;			/* enum dc_alg */
+	__u32 mode;			/* enum dc_sim_mode */
+	__u32 nports;
+	__u64 buffer;			/* B: packets (unit) or bytes */
+	__u32 alpha_q16[DC_SW_PRIOS];
+	__u32 alpha_first_rtt_q16;
+	__u32 abm_period_slots;		/* ABM n_p and γ update period */
+	__u32 slot_bytes;		/* byte mode: bytes a port sends per slot */
+	__u32 occ_bins;			/* occupancy histogram resolution */
+};
+
+/* One arriving packet. */
+struct dc_sim_arrival {
+	__u32 slot;
+	__u16 port;
+	__u8 prio;
+	__u8 first_rtt;
+	__u32 bytes;			/* ignored in unit mode */
+};
+
+struct dc_sim_port_res {
+	__u64 arrivals, admitted, sent_pkts, sent_bytes;
+	__u64 drop_thresh, drop_full, pushed_out, first_rtt_drops;
+	__u64 max_q, final_q;
+};
+
+struct dc_sim_result {
+	__u32 nports;
+	__u64 slots;
+	__u64 arrivals, admitted, sent_pkts, sent_bytes;
+	__u64 drops, pushed_out, first_rtt_arrivals, first_rtt_drops;
+	__u64 occ_p50, occ_p90, occ_p99, occ_max;	/* shared occupancy per slot */
+	__u64 prio_arrivals[DC_SW_PRIOS], prio_drops[DC_SW_PRIOS];	/* drops incl. push-outs */
+	double seconds;				/* wall time of the run */
+	double decisions_per_s;			/* arrivals / seconds */
+	struct dc_sim_port_res port[DC_SIM_PORTS_MAX];
+};
+
+void dc_sim_cfg_defaults(struct dc_sim_cfg *c);
+/* Run arrivals (sorted by slot) for nslots slots (at least until the last
+ * arrival).  Returns 0, or -1 with a message on stderr. */
+int dc_sim_run(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_t n,
+	       __u64 nslots, struct dc_sim_result *r);
+
+/* Workloads and traces. */
+struct dc_sim_workload {
+	const char *kind;		/* websearch | incast | mix */
+	__u64 seed;
+	__u64 slots;
+	double load;			/* websearch load per input port, 0..1 */
+	double incast_frac;		/* burst size as a fraction of B */
+	__u32 incast_senders;		/* inputs answering each query */
+	__u32 incast_period;		/* mean slots between queries */
+	__u32 first_rtt_pkts;		/* first packets of a flow marked first-RTT */
+	__u32 incast_prio;		/* priority of incast responses (default 1, same α) */
+	__u32 mtu;			/* byte mode packet size */
+};
+
+void dc_sim_workload_defaults(struct dc_sim_workload *w);
+int dc_sim_generate(const struct dc_sim_cfg *c, const struct dc_sim_workload *w,
+		    struct dc_sim_arrival **out, size_t *n);
+/* CSV: header "timeslot,port,priority,bytes[,first_rtt]" or
+ * "time_ns,port,priority,bytes[,first_rtt]" (slot = time_ns / slot_ns). */
+int dc_sim_read_trace(const char *path, __u64 slot_ns, struct dc_sim_arrival **out, size_t *n);
+int dc_sim_write_trace(const char *path, const struct dc_sim_arrival *a, size_t n);
+
+const char *dc_alg_name(__u32 alg);
+int dc_alg_parse(const char *s, __u32 *alg);
+
+/* `dcbpf sim ...` */
+int dc_sim_main(int argc, char **argv);
+
+#endif
