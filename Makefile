@@ -116,7 +116,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(HDRS) $(LOADER_COMMON) $(LOADER_HDRS) tests/l
 $(BUILD)/prog/%: tests/prog/%.c $(HDRS) $(SKELS) tests/lib/check.h | $(BUILD)/prog
 	$(CC) $(CFLAGS) -Itests/lib -o $@ $< $(LDLIBS_BPF)
 
-$(BUILD)/bench/%: tests/bench/%.c $(HDRS) | $(BUILD)/bench
+$(BUILD)/bench/%: tests/bench/%.c $(HDRS) $(SKELS) | $(BUILD)/bench
 	$(CC) $(CFLAGS) -O2 -o $@ $< $(LDLIBS_BPF)
 
 $(BUILD) $(BUILD)/tools $(BUILD)/tests $(BUILD)/prog $(BUILD)/bench:
