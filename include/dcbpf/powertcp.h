@@ -259,6 +259,13 @@ DC_INLINE __u32 dc_int_norm_power(struct dc_ptcp_state *st,
 
 		if (i >= n)
 			break;
+		/* Differentiate over at least τ: between two ACKs a few µs apart
+		 * a hop shows either a whole burst (GSO, a TBF bucket) or none
+		 * of it; over τ it shows the rate.  Closer samples keep the
+		 * older one as the reference. */
+		if (i < st->nprev && (__u32)stack->hop[i].ts_ns - st->prev[i].ts_ns <
+					     (__u64)tau_us * DC_NSEC_PER_USEC)
+			continue;
 		p = i < st->nprev ? dc_int_hop_norm_power(&st->prev[i], &stack->hop[i],
 							  tau_us, &dt_ns) : 0;
 		if (p > best) {
@@ -268,7 +275,8 @@ DC_INLINE __u32 dc_int_norm_power(struct dc_ptcp_state *st,
 		}
 		dc_int_hop_remember(&st->prev[i], &stack->hop[i]);
 	}
-	st->nprev = (__u8)n;
+	if (n > st->nprev)
+		st->nprev = (__u8)n;
 	*dt_us_out = best_dt_ns / DC_NSEC_PER_USEC;
 	if (best && !*dt_us_out)
 		*dt_us_out = 1;

@@ -300,14 +300,30 @@ static void test_int_max_over_hops(void)
 	CHECK_EQ("int: first stack has no previous sample", p, 0);
 	CHECK_EQ("int: stack remembered", st.nprev, 3);
 	for (i = 0; i < 3; i++) {
-		s.hop[i].ts_ns = 11000;
-		s.hop[i].tx_bytes = 1250;
+		s.hop[i].ts_ns = 51000;
+		s.hop[i].tx_bytes = 6250; /* full link over τ = 50 µs */
 	}
-	s.hop[1].qlen_bytes = 1250; /* hop 1 is the bottleneck */
+	s.hop[1].qlen_bytes = 6250; /* hop 1 is the bottleneck: +1 BDP in τ */
 	p = dc_int_norm_power(&st, &s, 50, &dt_us, &hop);
-	CHECK_RANGE("int: max over hops", p, Q(2.4) - 2, Q(2.4) + 2);
+	/* λ/b = (6250 + 6250)/6250 = 2, ν/(bτ) = (6250 + 6250)/6250 = 2 */
+	CHECK_RANGE("int: max over hops", p, Q(4.0) - 2, Q(4.0) + 2);
 	CHECK_EQ("int: bottleneck hop index", hop, 1);
-	CHECK_EQ("int: bottleneck dt", dt_us, 10);
+	CHECK_EQ("int: bottleneck dt", dt_us, 50);
+	/* A stack only 10 µs later is not differentiated (less than τ)... */
+	for (i = 0; i < 3; i++) {
+		s.hop[i].ts_ns = 61000;
+		s.hop[i].tx_bytes = 6250 + 8000; /* a burst: 8 kB in 10 µs */
+	}
+	p = dc_int_norm_power(&st, &s, 50, &dt_us, &hop);
+	CHECK_EQ("int: samples closer than tau give no power", p, 0);
+	/* ...it stays the reference until τ has passed: the burst averages out. */
+	for (i = 0; i < 3; i++) {
+		s.hop[i].ts_ns = 101000;
+		s.hop[i].tx_bytes = 6250 + 6250;
+	}
+	s.hop[1].qlen_bytes = 6250;
+	p = dc_int_norm_power(&st, &s, 50, &dt_us, &hop);
+	CHECK_RANGE("int: rate over tau, not over the burst", p, Q(2.0) - 2, Q(2.0) + 2);
 	/* More hops than slots: only DC_INT_MAX_HOPS are read. */
 	s.nhops = 99;
 	p = dc_int_norm_power(&st, &s, 50, &dt_us, &hop);
