@@ -4,7 +4,7 @@
 # vanish completely at teardown, also when its builder fails or is killed.
 # shellcheck shell=bash
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 source tests/lib/harness.sh
 source tests/lib/fabric.sh
 
@@ -49,8 +49,9 @@ t_check "fabric: receiver reachable from every sender" fabric_ping_all
 
 fabric_bg "$FAB_RECV" iperf3 -s -p 5201 -B "$FAB_RECV_IP" >"$W/iperf3-server.log" 2>&1
 fabric_bg "$FAB_RECV" "$IC" sink -p 5999 2>"$W/sink.log"
-fabric_wait_port "$FAB_RECV" 5201 && fabric_wait_port "$FAB_RECV" 5999 ||
+if ! fabric_wait_port "$FAB_RECV" 5201 || ! fabric_wait_port "$FAB_RECV" 5999; then
 	t_fail "fabric: servers listen in the receiver" "iperf3 or incast sink did not start"
+fi
 
 # tc_num FIELD: Sent bytes / dropped / backlog bytes of the bottleneck, per tc.
 tc_num() {
@@ -190,6 +191,7 @@ fi
 # Links carry FAB_MTU + FAB_INT_ROOM, host routes stay at FAB_MTU: TCP keeps
 # its 1448-byte segments and a full-size packet with 36 bytes of options
 # still crosses every link with DF set.
+# shellcheck disable=SC2016  # expanded by the child shell
 MTUCHK='
 	set -euo pipefail
 	source tests/lib/fabric.sh
@@ -212,6 +214,7 @@ fi
 # Each child builds a small fabric with a process inside and ends in a
 # different way; nothing of its id may survive.
 # The child is started as bash itself so its PID is the builder's.
+# shellcheck disable=SC2016  # expanded by the child shell
 CHILD='
 	set -euo pipefail
 	source tests/lib/fabric.sh
@@ -268,5 +271,15 @@ left=$(leftovers "$id")
 if [ -z "$left" ]; then t_pass "fabric: explicit teardown removes every namespace and veth of $id"
 else t_fail "fabric: explicit teardown removes everything" "left: $left"; fi
 fabric_teardown	# idempotent
+# The same shell can build again: a new id, and it is torn down as well.
+if fabric_dumbbell 1 100 100000 && [ "$FAB_ID" != "$id" ]; then
+	id2=$FAB_ID
+	fabric_teardown
+	left=$(leftovers "$id2")
+	if [ -z "$left" ]; then t_pass "fabric: rebuild after teardown gets a new id ($id2) and is removed too"
+	else t_fail "fabric: rebuild after teardown is removed" "left: $left"; fi
+else
+	t_fail "fabric: rebuild after teardown" "fabric_dumbbell failed or reused id $id"
+fi
 [ -n "${T_FAILED:-}" ] && exit 1
 exit 0

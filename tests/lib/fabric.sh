@@ -30,7 +30,7 @@ FAB_ID=""
 FAB_NS=()		# every namespace this run created, in creation order
 FAB_PIDS=()		# every background process started with fabric_bg
 FAB_HOOKS=()		# commands run first at teardown (fabric_on_exit)
-FAB_TORN=0
+FAB_TRAPS=0
 FAB_PREV_EXIT_TRAP=""
 
 _fab_die() {
@@ -65,7 +65,8 @@ fabric_init() {
 	done
 	[ -n "$FAB_ID" ] || { _fab_die "could not pick an unused id after $try tries"; return 1; }
 	export FAB_ID
-	FAB_TORN=0
+	[ "$FAB_TRAPS" = 1 ] && return 0
+	FAB_TRAPS=1
 	# Chain an EXIT trap the caller already had rather than replacing it.
 	FAB_PREV_EXIT_TRAP=$(trap -p EXIT | sed -E "s/^trap -- '(.*)' EXIT$/\1/")
 	trap '_fab_on_exit' EXIT
@@ -117,11 +118,10 @@ fabric_kill() {
 }
 
 # fabric_teardown: remove everything this run made. Safe to call repeatedly
-# and on a half-built fabric.
+# and on a half-built fabric; a later builder call starts a new fabric with
+# a new id.
 fabric_teardown() {
 	[ -n "$FAB_ID" ] || return 0
-	[ "$FAB_TORN" = 1 ] && return 0
-	FAB_TORN=1
 	local h pid ns
 	for h in "${FAB_HOOKS[@]}"; do eval "$h" || true; done
 	for pid in "${FAB_PIDS[@]}"; do fabric_kill "$pid"; done
@@ -139,6 +139,7 @@ fabric_teardown() {
 	FAB_NS=()
 	FAB_PIDS=()
 	FAB_HOOKS=()
+	FAB_ID=""
 }
 
 # ---- building blocks (shared by every topology) ---------------------------
@@ -247,6 +248,18 @@ fabric_add_route() {
 		{ _fab_die "route $pfx via $via in $ns failed"; return 1; }
 }
 
+# fabric_add_multipath NS PREFIX VIA...: one route over several next hops
+# (ECMP between uplinks), hashed on the L4 ports so flows, not packets,
+# are spread.
+fabric_add_multipath() {
+	local ns=$1 pfx=$2 v hops=()
+	shift 2
+	for v in "$@"; do hops+=(nexthop via "$v"); done
+	ip netns exec "$ns" sysctl -qw net.ipv4.fib_multipath_hash_policy=1
+	ip -n "$ns" route replace "$pfx" "${hops[@]}" ||
+		{ _fab_die "multipath route $pfx via $* in $ns failed"; return 1; }
+}
+
 # fabric_shape NS DEV RATE_MBIT BUF_BYTES: the egress bottleneck. TBF at
 # RATE_MBIT whose queue holds BUF_BYTES (its bfifo limit) and whose bucket
 # is FAB_TBF_BURST bytes. Handle 1: so tools can find it.
@@ -269,7 +282,7 @@ fabric_shape() {
 # FAB_RATE_MBIT FAB_BUF_BYTES FAB_LINK_MTU.
 fabric_dumbbell() {
 	local n=${1:?fabric_dumbbell NSENDERS RATE_MBIT BUF_BYTES} rate=${2:?rate in Mbit/s} buf=${3:?buffer bytes} i
-	[ "$n" -ge 1 ] && [ "$n" -le 250 ] || { _fab_die "NSENDERS must be 1..250, got $n"; return 1; }
+	if [ "$n" -lt 1 ] || [ "$n" -gt 250 ]; then _fab_die "NSENDERS must be 1..250, got $n"; return 1; fi
 	fabric_init || return 1
 	FAB_SENDERS=() FAB_SENDER_IPS=() FAB_SENDER_DEVS=() FAB_SW_PORTS=()
 	fabric_make_switch sw || return 1
@@ -297,9 +310,8 @@ fabric_dumbbell() {
 		fabric_add_route "$FAB_LAST_NS" 10.77.0.0/16 "10.77.$((i + 1)).254" || return 1
 	done
 	fabric_shape "$FAB_SWITCH" "$FAB_BN_DEV" "$rate" "$buf" || return 1
-	FAB_RATE_MBIT=$rate
-	FAB_BUF_BYTES=$buf
-	FAB_LINK_MTU=$(fabric_link_mtu)
+	# shellcheck disable=SC2034  # read by the callers
+	FAB_RATE_MBIT=$rate FAB_BUF_BYTES=$buf FAB_LINK_MTU=$(fabric_link_mtu)
 }
 
 # fabric_ping_all: every sender reaches the receiver (also warms ARP so the

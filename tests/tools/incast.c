@@ -521,6 +521,11 @@ static int run_client(int argc, char **argv)
 		printf("]}");
 	}
 	printf("]}\n");
+	free(sorted);
+	free(compl);
+	free(starts);
+	free(done);
+	free(nslist);
 	return 0;
 }
 

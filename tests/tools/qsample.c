@@ -40,7 +40,7 @@ static void usage(FILE *f)
 		"usage: qsample -d DEV [-i INTERVAL_US] [-t SECONDS | -n COUNT] [-o FILE] [-p PARENT]\n"
 		"  -d DEV          device whose qdisc is sampled (in the current netns)\n"
 		"  -i INTERVAL_US  sampling period in microseconds (default 1000)\n"
-		"  -t SECONDS      stop after this long (default: until SIGTERM/SIGINT)\n"
+		"  -t SECONDS      stop after this long (default or 0: until SIGTERM/SIGINT)\n"
 		"  -n COUNT        stop after COUNT samples (-n 1: one reading, e.g. for a timestamp)\n"
 		"  -o FILE         CSV output (default stdout)\n"
 		"  -p PARENT       qdisc by parent handle maj:min (default root)\n"
@@ -206,7 +206,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "qsample: cannot write '%s': %s\n", outpath, strerror(errno));
 		return 1;
 	}
-	/* Samples stay in memory-sized stdio buffers; no write per sample. */
+	/* 1 MiB stdio buffer: one write() per ~25k samples, not per sample. */
 	static char obuf[1 << 20];
 	setvbuf(out, obuf, _IOFBF, sizeof(obuf));
 
