@@ -25,7 +25,8 @@ LIBBPF_MIN  := 1.1
 BPFTOOL_MIN := 7
 
 DEB_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
-	    libinih-dev pkg-config iproute2 iperf3 ethtool jq gnuplot-nox
+	    libinih-dev pkg-config iproute2 iputils-ping iperf3 ethtool jq gnuplot-nox \
+	    tshark bc
 
 CFLAGS  ?= -O2 -g
 CFLAGS  += -Wall -Wextra -std=gnu11 -Iinclude -I. -I$(BUILD)

@@ -71,6 +71,7 @@ static const struct feature features[] = {
 	{ "helper:bpf_probe_read_kernel", "5.5", P_HELPER, "bpf_probe_read_kernel" },
 	{ "helper:bpf_ringbuf_reserve", "5.8", P_HELPER, "bpf_ringbuf_reserve" },
 	{ "helper:bpf_ringbuf_submit", "5.8", P_HELPER, "bpf_ringbuf_submit" },
+	{ "helper:bpf_ktime_get_coarse_ns", "5.11", P_HELPER, "bpf_ktime_get_coarse_ns" },
 	{ "helper:bpf_loop", "5.17", P_HELPER, "bpf_loop" },
 };
 

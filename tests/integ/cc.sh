@@ -9,7 +9,9 @@
 # ~50 us.  There the dumbbell runs at 20 Mbit/s, where the TBF is again the
 # bottleneck, and the CCs are configured for that fabric (host_bw_mbps = the
 # rate, base_rtt_us = the measured minimum RTT); the same assertions then
-# hold, scaled to the configured rate, and the PASS lines say so.
+# hold, scaled to the configured rate, and the PASS lines say so.  Every
+# process start costs ~0.5 s there, so flows run longer (FLOW_T) and the
+# test waits for a flow to show up instead of assuming it has after 1.5 s.
 # shellcheck shell=bash
 set -u
 cd "$(dirname "$0")/../.."
@@ -19,8 +21,8 @@ source tests/lib/dcbpfd.sh
 
 BUILD=${BUILD:-build}
 
-RATE=1000 TAU=60 VMNOTE=""
-[ "${DCBPF_VM:-0}" = 1 ] && RATE=20
+RATE=1000 TAU=60 VMNOTE="" FLOW_T=3
+[ "${DCBPF_VM:-0}" = 1 ] && RATE=20 FLOW_T=12
 fabric_dumbbell 2 $RATE 2000000 || { t_fail "cc: dumbbell" "fabric could not be built"; exit 1; }
 S0=${FAB_SENDERS[0]} S1=${FAB_SENDERS[1]} R=$FAB_RECV RIP=$FAB_RECV_IP
 if [ "${DCBPF_VM:-0}" = 1 ]; then
@@ -37,6 +39,17 @@ t_pass "cc: dcbpfd registers powertcp and theta_powertcp${VMNOTE:+ (${VMNOTE#; }
 
 flows_json() { bpftool map dump pinned "$DCBPFD_PIN/dc_cc_flows" -j | jq -c '[.[].formatted | select(.key.dport == '"$1"') | .value]'; }
 stat_of() { bpftool map dump pinned "$DCBPFD_PIN/dc_cc_stats" -j | jq ".[] | .formatted | select(.key == $1) | .value.$2"; }
+# wait_flow PORT PID: until the flow to PORT has 100 ACKs in the mirror
+# (at most 30 s, and only while its iperf3 PID runs).
+wait_flow() {
+	local i
+	for i in $(seq 1 60); do
+		flows_json "$1" | jq -e 'any(.[]; .acks > 100)' >/dev/null && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.5
+	done
+	return 1
+}
 
 fabric_bg "$R" iperf3 -s -p 5201
 fabric_bg "$R" iperf3 -s -p 5202
@@ -46,9 +59,10 @@ fabric_wait_port "$R" 5201 && fabric_wait_port "$R" 5202
 for cc in powertcp theta_powertcp; do
 	port=5201
 	[ "$cc" = theta_powertcp ] && port=5202
-	fabric_exec "$S0" iperf3 -c "$RIP" -p $port -t 3 -C "$cc" -J >"$OUT/cc_$cc.json" 2>&1 &
+	fabric_exec "$S0" iperf3 -c "$RIP" -p $port -t $FLOW_T -C "$cc" -J >"$OUT/cc_$cc.json" 2>&1 &
 	ipid=$!
 	sleep 1.5
+	wait_flow $port $ipid
 	ssline=$(fabric_exec "$S0" ss -tin dst "$RIP" dport = :$port | tr '\n' ' ')
 	t0=$(date +%s%N)
 	flows=$(flows_json $port)
@@ -88,10 +102,14 @@ else t_fail "cc: closed flows leave dc_cc_flows" "$left entries left"; fi
 # --- netns default via sysctl (TCP_CONG_NON_RESTRICTED) -------------------
 if fabric_exec "$S1" sysctl -qw net.ipv4.tcp_congestion_control=theta_powertcp; then
 	t_pass "cc: theta_powertcp as a netns default (sysctl)"
-	fabric_exec "$S1" iperf3 -c "$RIP" -p 5201 -t 2 >/dev/null 2>&1 &
+	fabric_exec "$S1" iperf3 -c "$RIP" -p 5201 -t $((FLOW_T - 1)) >/dev/null 2>&1 &
 	ipid=$!
 	sleep 1
-	ssline=$(fabric_exec "$S1" ss -tin dst "$RIP" | tr '\n' ' ')
+	for _ in $(seq 1 30); do
+		ssline=$(fabric_exec "$S1" ss -tin dst "$RIP" | tr '\n' ' ')
+		[[ $ssline == *" theta_powertcp "* ]] || ! kill -0 $ipid 2>/dev/null && break
+		sleep 0.5
+	done
 	wait $ipid
 	case "$ssline" in
 	*" theta_powertcp "*) t_pass "cc: netns default applies to new sockets" ;;
@@ -102,21 +120,28 @@ else
 fi
 
 # --- live reconfiguration changes the running connection -------------------
-mean_cwnd() { # samples of cwnd_bytes of the flow to port $1 over ~1 s
+# Samples per mean: 10 (~1 s on the host); under emulation as many as fit
+# in ~3 s, at least 3.
+NSAMP=$((3000 / (${SAMPLE_MS:-100} + 1)))
+[ $NSAMP -gt 10 ] && NSAMP=10
+[ $NSAMP -lt 3 ] && NSAMP=3
+mean_cwnd() { # mean of NSAMP samples of cwnd_bytes of the flow to port $1
 	local i s=0 n=0 v
-	for i in 1 2 3 4 5 6 7 8 9 10; do
+	for i in $(seq 1 $NSAMP); do
 		v=$(flows_json "$1" | jq '[.[].cwnd_bytes] | max // 0')
 		s=$((s + v)); n=$((n + 1)); sleep 0.1
 	done
 	echo $((s / n))
 }
-# The connection must outlive 22 samples of the flow map plus the sleeps
-# (1.5 + 0.5 s) with room to spare: 6 s on the host, ~30 s under emulation.
-live_t=$(((2000 + 33 * ${SAMPLE_MS:-100} + 2000 + 999) / 1000))
+# The connection must outlive 2·NSAMP + 2 samples of the flow map (each with
+# a jq and a 0.1 s sleep: 3x the measured sample) plus the sleeps (2 s) and
+# 2 s of room: 6 s on the host, ~45 s under emulation.
+live_t=$(((4000 + 3 * (2 * NSAMP + 2) * ${SAMPLE_MS:-100} + 999) / 1000))
 [ "$live_t" -lt 6 ] && live_t=6
 fabric_exec "$S0" iperf3 -c "$RIP" -p 5202 -t $live_t -C theta_powertcp -J >"$OUT/cc_live.json" 2>&1 &
 ipid=$!
 sleep 1.5
+wait_flow 5202 $ipid
 acks0=$(flows_json 5202 | jq '[.[].acks] | max // 0')
 w0=$(mean_cwnd 5202)
 "$BUILD/dcbpf" --pin-dir "$DCBPFD_PIN" set theta_powertcp.beta_bytes=60000 >/dev/null
@@ -153,10 +178,10 @@ if [ "$before" = "$after" ]; then t_pass "cc: rejected set leaves dc_cc_cfg unch
 else t_fail "cc: rejected set leaves dc_cc_cfg unchanged" "map changed"; fi
 
 # --- dcbpf trace streams per-ACK decisions, and switches itself off -------
-fabric_exec "$S0" iperf3 -c "$RIP" -p 5202 -t 3 -C theta_powertcp >/dev/null 2>&1 &
+fabric_exec "$S0" iperf3 -c "$RIP" -p 5202 -t $FLOW_T -C theta_powertcp >/dev/null 2>&1 &
 ipid=$!
 sleep 0.5
-timeout 10 "$BUILD/dcbpf" --pin-dir "$DCBPFD_PIN" trace --csv --cc theta_powertcp --count 200 \
+timeout $((FLOW_T + 7)) "$BUILD/dcbpf" --pin-dir "$DCBPFD_PIN" trace --csv --cc theta_powertcp --count 200 \
 	>"$OUT/cc_trace.csv" 2>&1
 trc=$?
 wait $ipid

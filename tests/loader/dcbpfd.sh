@@ -214,7 +214,7 @@ v=$("$C" -c "$CONF" --json status | jq -r '[.daemon.pid, .ccs.powertcp.registere
 # neither are the struct_ops maps pinned as registrations on kernels
 # without struct_ops links: status shows those per CC).
 NMAPS=$(for f in "$PIN"/*; do
-	bpftool map show pinned "$f" -j 2>/dev/null | jq -e '.type != "struct_ops"' >/dev/null && echo "$f"
+	bpftool map show pinned "$f" -j 2>/dev/null | jq -e '.type != null and .type != "struct_ops"' >/dev/null && echo "$f"
 done | wc -l)
 [ "$v" = "$DPID,true,\"$KIND\",$NMAPS" ] && t_pass "load: dcbpf --json status" ||
 	t_fail "load: dcbpf --json status" "$v"
