@@ -197,7 +197,12 @@ int dc_sw_admit(struct xdp_md *ctx)
 	if (!cfg)
 		goto other;
 
-	d = cfg->dscp_prio[dscp & 63];
+	/* Bound the index in the same register that indexes: 6.1 loses the
+	 * bound of a value spilled across the lookups above. */
+	d = dscp;
+	dc_opaque(d);
+	d &= 63;
+	d = cfg->dscp_prio[d];
 	prio = d & DC_SW_DSCP_PRIO_MASK;
 	first_rtt = d & DC_SW_DSCP_FIRST_RTT;
 	alg = cfg->alg;

@@ -89,14 +89,26 @@ DC_INLINE __u32 dc_int_rate_mbps(__u32 code)
 	}
 }
 
+/* Written out rather than a loop over the table: the 6.1 verifier rejects
+ * the loop clang makes of it (a back-edge without a jump). */
 DC_INLINE __u32 dc_int_rate_code(__u32 mbps)
 {
-	__u32 code = 0, c;
-
-	for (c = 1; c < DC_INT_RATE_CODES; c++)
-		if (dc_int_rate_mbps(c) <= mbps)
-			code = c;
-	return code;
+	if (mbps >= 800000) return 15;
+	if (mbps >= 400000) return 14;
+	if (mbps >= 200000) return 13;
+	if (mbps >= 100000) return 12;
+	if (mbps >= 50000) return 11;
+	if (mbps >= 40000) return 10;
+	if (mbps >= 25000) return 9;
+	if (mbps >= 10000) return 8;
+	if (mbps >= 5000) return 7;
+	if (mbps >= 2500) return 6;
+	if (mbps >= 2000) return 5;
+	if (mbps >= 1000) return 4;
+	if (mbps >= 500) return 3;
+	if (mbps >= 200) return 2;
+	if (mbps >= 100) return 1;
+	return 0;
 }
 
 /* One hop as a switch reports it (full-width values). */
