@@ -138,9 +138,12 @@ vm-check: all
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(SYSCONFDIR)/dcbpf \
-		$(DESTDIR)$(PREFIX)/lib/dcbpf $(DESTDIR)/lib/systemd/system
+		$(DESTDIR)$(PREFIX)/lib/dcbpf $(DESTDIR)/lib/systemd/system \
+		$(DESTDIR)$(PREFIX)/share/dcbpf
 	install -m 0755 $(BUILD)/dcbpfd $(BUILD)/dcbpf $(DESTDIR)$(PREFIX)/sbin/
 	install -m 0644 $(BPF_OBJS) $(DESTDIR)$(PREFIX)/lib/dcbpf/
+	install -m 0644 loader/wireshark/dcbpf_int.lua loader/dcbpfd.conf.example \
+		$(DESTDIR)$(PREFIX)/share/dcbpf/
 	[ -e $(DESTDIR)$(SYSCONFDIR)/dcbpf/dcbpfd.conf ] || \
 		install -m 0600 loader/dcbpfd.conf.example $(DESTDIR)$(SYSCONFDIR)/dcbpf/dcbpfd.conf
 	sed 's|@SBINDIR@|$(PREFIX)/sbin|g; s|@SYSCONFDIR@|$(SYSCONFDIR)|g' loader/dcbpfd.service.in \
@@ -149,7 +152,7 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/sbin/dcbpfd $(DESTDIR)$(PREFIX)/sbin/dcbpf \
 		$(DESTDIR)/lib/systemd/system/dcbpfd.service
-	rm -rf $(DESTDIR)$(PREFIX)/lib/dcbpf
+	rm -rf $(DESTDIR)$(PREFIX)/lib/dcbpf $(DESTDIR)$(PREFIX)/share/dcbpf
 
 clean:
 	rm -rf $(BUILD) $(OUT)
