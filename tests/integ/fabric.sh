@@ -13,7 +13,12 @@ OUT=${OUT:-out}
 W=$OUT/integ-fabric
 mkdir -p "$W" "$BUILD/tools"
 RATE=1000
+RATE2=300
 BUF=1000000
+# Under emulation (vm/run sets DCBPF_VM=1) the guest's CPU, not a 1 Gbit/s
+# TBF, limits the path; at a tenth of the rate the TBF is the bottleneck
+# again and every assertion keeps its meaning.
+[ "${DCBPF_VM:-0}" = 1 ] && RATE=100 RATE2=30
 
 for c in iperf3 jq ping; do
 	command -v $c >/dev/null || { t_fail "fabric: prerequisites" "'$c' missing: apt-get install -y iperf3 jq iputils-ping"; exit 1; }
@@ -94,9 +99,9 @@ measure_rate() { # RATE_MBIT SECONDS
 	fi
 }
 measure_rate $RATE 5
-# The rate follows the parameter: reshape to 300 Mbit/s and measure again.
-fabric_shape "$FAB_SWITCH" "$FAB_BN_DEV" 300 $BUF
-measure_rate 300 3
+# The rate follows the parameter: reshape and measure again.
+fabric_shape "$FAB_SWITCH" "$FAB_BN_DEV" $RATE2 $BUF
+measure_rate $RATE2 3
 fabric_shape "$FAB_SWITCH" "$FAB_BN_DEV" $RATE $BUF
 
 # ---- 3. qsample tracks tc -s qdisc -------------------------------------------
