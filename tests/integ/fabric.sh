@@ -18,7 +18,9 @@ BUF=1000000
 # Under emulation (vm/run sets DCBPF_VM=1) the guest's CPU, not a 1 Gbit/s
 # TBF, limits the path; at a tenth of the rate the TBF is the bottleneck
 # again and every assertion keeps its meaning.
-[ "${DCBPF_VM:-0}" = 1 ] && RATE=100 RATE2=30
+TRACK_T=3	# seconds of load while tc is read (each tc call takes ~0.5 s in the VM)
+[ "${DCBPF_VM:-0}" = 1 ] && RATE=100 RATE2=30 TRACK_T=12
+TC_RATE=$([ $RATE = 1000 ] && echo 1Gbit || echo ${RATE}Mbit)	# as tc prints it
 
 for c in iperf3 jq ping; do
 	command -v $c >/dev/null || { t_fail "fabric: prerequisites" "'$c' missing: apt-get install -y iperf3 jq iputils-ping"; exit 1; }
@@ -45,8 +47,8 @@ if ! fabric_dumbbell 10 $RATE $BUF; then
 fi
 n=$(ip netns list | grep -c "^${FAB_ID}-")
 qd=$(tc -n "$FAB_SWITCH" qdisc show dev "$FAB_BN_DEV")
-if [ "$n" = 12 ] && [ ${#FAB_SENDERS[@]} = 10 ] && [[ $qd == *"tbf 1: root"*"rate 1Gbit"* ]]; then
-	t_pass "fabric: dumbbell 10 senders comes up (12 namespaces, TBF 1Gbit on $FAB_BN_DEV)"
+if [ "$n" = 12 ] && [ ${#FAB_SENDERS[@]} = 10 ] && [[ $qd == *"tbf 1: root"*"rate $TC_RATE"* ]]; then
+	t_pass "fabric: dumbbell 10 senders comes up (12 namespaces, TBF $TC_RATE on $FAB_BN_DEV)"
 else
 	t_fail "fabric: dumbbell 10 senders comes up" "namespaces=$n senders=${#FAB_SENDERS[@]} qdisc: $qd"
 fi
@@ -108,7 +110,7 @@ fabric_shape "$FAB_SWITCH" "$FAB_BN_DEV" $RATE $BUF
 q=$W/track.csv
 fabric_bg "$FAB_SWITCH" "$QS" -r -d "$FAB_BN_DEV" -o "$q"	# until SIGTERM
 qpid=$FAB_LAST_PID
-fabric_exec "${FAB_SENDERS[0]}" iperf3 -c "$FAB_RECV_IP" -p 5201 -t 3 -C cubic >/dev/null 2>&1 &
+fabric_exec "${FAB_SENDERS[0]}" iperf3 -c "$FAB_RECV_IP" -p 5201 -t $TRACK_T -C cubic >/dev/null 2>&1 &
 ipid=$!
 sleep 1.2
 # Under load, bracket each tc reading with two monotonic timestamps; the
