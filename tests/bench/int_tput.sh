@@ -1,0 +1,65 @@
+# INT's cost on a bulk TCP flow: iperf3 (CUBIC, TSO/GSO on) from one host to
+# another through one switch, without and with the host INT programs
+# (source + sink + echo; the switch forwards the option untouched), at the
+# fabric's link rate (1 Gbit/s) and CPU-bound (a 10 Gbit/s TBF, which the
+# two cores cannot fill).  Prints, best of three 4-second runs each:
+#   int_throughput_ratio            on ÷ off at 1 Gbit/s
+#   int_throughput_ratio_cpu_bound  on ÷ off at 10 Gbit/s
+#   int_tput_{off,on}_{1g,10g}_mbps
+# docs/int.md ("Cost") says where the CPU-bound difference comes from.
+# shellcheck shell=bash
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+[ "$(id -u)" = 0 ] || { echo "int_tput bench: needs root, skipped" >&2; exit 0; }
+source tests/lib/fabric.sh
+source tests/lib/dcbpfd.sh
+export FAB_INT_ROOM=36
+{
+	fabric_dumbbell 1 1000 4000000 || exit 1
+	dcbpfd_start || { echo "int_tput bench: $DCBPFD_ERR" >&2; exit 1; }
+	D=("$BUILD/dcbpf" --pin-dir "$DCBPFD_PIN")
+	fabric_bg "$FAB_RECV" iperf3 -s -p 5201
+	fabric_wait_port "$FAB_RECV" 5201
+} >&2
+best() {
+	local r b=0 v
+	for r in 1 2 3; do
+		v=$(fabric_exec "${FAB_SENDERS[0]}" iperf3 -c "$FAB_RECV_IP" -p 5201 -t 4 -C cubic -J |
+			jq '.end.sum_received.bits_per_second / 1e6 | floor')
+		[ "${v:-0}" -gt "$b" ] && b=$v
+	done
+	echo "$b"
+}
+both() { # measure at 1 and 10 Gbit/s; prints "M1 M10"
+	local m1 m10
+	fabric_shape "$FAB_SWITCH" "$FAB_BN_DEV" 1000 4000000 >&2
+	m1=$(best)
+	fabric_shape "$FAB_SWITCH" "$FAB_BN_DEV" 10000 4000000 >&2
+	m10=$(best)
+	echo "$m1 $m10"
+}
+read -r off1 off10 <<<"$(both)"
+{
+	"${D[@]}" int attach --netns "${FAB_SENDERS[0]}" "${FAB_SENDER_DEVS[0]}" &&
+		"${D[@]}" int attach --netns "$FAB_RECV" "$FAB_RECV_DEV" &&
+		"${D[@]}" int dst add "$FAB_RECV_IP/32"
+} >&2 || exit 1
+read -r on1 on10 <<<"$(both)"
+added=$("${D[@]}" int status | sed -n 's/^hosts: src_added \([0-9]*\).*/\1/p')
+{
+	"${D[@]}" int detach --netns "${FAB_SENDERS[0]}" "${FAB_SENDER_DEVS[0]}"
+	"${D[@]}" int detach --netns "$FAB_RECV" "$FAB_RECV_DEV"
+	dcbpfd_stop
+} >&2
+if [ "${added:-0}" -eq 0 ]; then
+	echo "int_tput bench: no INT option was added; the figures would be meaningless" >&2
+	exit 1
+fi
+fig() { printf '{"%s": {"value": %s, "unit": "%s"}}\n' "$1" "$2" "$3"; }
+fig int_tput_off_1g_mbps "$off1" Mbit/s
+fig int_tput_on_1g_mbps "$on1" Mbit/s
+fig int_tput_off_10g_mbps "$off10" Mbit/s
+fig int_tput_on_10g_mbps "$on10" Mbit/s
+fig int_throughput_ratio "$(echo "scale=3; $on1 / $off1" | bc | sed 's/^\./0./')" ratio
+fig int_throughput_ratio_cpu_bound "$(echo "scale=3; $on10 / $off10" | bc | sed 's/^\./0./')" ratio
