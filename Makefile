@@ -162,9 +162,9 @@ clean:
 # cmpxchg): BPF ISA v3.
 $(BUILD)/switch.bpf.o: BPF_CFLAGS += -mcpu=v3
 # The simulator tests link the engine (libc only).
-$(BUILD)/tests/test_sim: tests/unit/test_sim.c loader/sim.c loader/sim.h $(HDRS) tests/lib/check.h | $(BUILD)/tests
+$(BUILD)/tests/test_sim $(BUILD)/tests/test_credence: $(BUILD)/tests/test_%: tests/unit/test_%.c loader/sim.c loader/sim.h $(HDRS) tests/lib/check.h | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib -iquote loader -fsanitize=undefined -fno-sanitize-recover=all \
-		-o $@ tests/unit/test_sim.c loader/sim.c
+		-o $@ $< loader/sim.c
 # BPF_PROG_TEST_RUN fixtures of the XDP admission program (root; libbpf).
 $(BUILD)/tests/test_xdp_admit: tests/unit/test_xdp_admit.c $(BUILD)/switch.skel.h $(HDRS) tests/lib/check.h | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib -fsanitize=undefined -fno-sanitize-recover=all \

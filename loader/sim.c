@@ -15,7 +15,8 @@
 
 #include "sim.h"
 
-static const char *const alg_names[DC_ALG_MAX] = { "cs", "dt", "abm", "lqd" };
+static const char *const alg_names[DC_ALG_MAX] = { "cs", "dt", "abm", "lqd", "credence",
+						      "followlqd" };
 
 const char *dc_alg_name(__u32 alg)
 {
@@ -50,6 +51,9 @@ void dc_sim_cfg_defaults(struct dc_sim_cfg *c)
 	c->abm_period_slots = 1;
 	c->slot_bytes = 1500;
 	c->occ_bins = 4096;
+	c->predictor = DC_SIM_PRED_ORACLE;
+	c->flip_q32 = 0;
+	c->pred_seed = 1;
 }
 
 /* ---- engine ------------------------------------------------------------ */
@@ -60,16 +64,19 @@ void dc_sim_cfg_defaults(struct dc_sim_cfg *c)
 #define PKT_PRIO(v) ((v) >> 24)
 struct ring {
 	__u32 *sz;
+	__u32 *id;		/* arrival index of each packet, if fates are kept */
 	__u32 cap, head, cnt;
 };
 
-static inline void ring_push(struct ring *r, __u32 v)
+static inline void ring_push(struct ring *r, __u32 v, __u32 id)
 {
 	__u32 i = r->head + r->cnt;
 
 	if (i >= r->cap)
 		i -= r->cap;
 	r->sz[i] = v;
+	if (r->id)
+		r->id[i] = id;
 	r->cnt++;
 }
 
@@ -83,15 +90,20 @@ static inline __u32 ring_pop_head(struct ring *r)
 	return v;
 }
 
-static inline __u32 ring_pop_tail(struct ring *r)
+/* Pops the tail; *id gets its arrival index when the ring keeps them. */
+static inline __u32 ring_pop_tail(struct ring *r, __u32 *id)
 {
 	__u32 i = r->head + r->cnt - 1;
 
 	if (i >= r->cap)
 		i -= r->cap;
 	r->cnt--;
+	if (r->id)
+		*id = r->id[i];
 	return r->sz[i];
 }
+
+static __u64 rng_next(__u64 *s);
 
 static double mono_s(void)
 {
@@ -101,8 +113,40 @@ static double mono_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+int dc_sim_lqd_labels(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_t n,
+		      __u64 nslots, __u8 **labels)
+{
+	struct dc_sim_cfg lc = *c;
+	struct dc_sim_result *lr = malloc(sizeof(*lr));
+	__u8 *f = calloc(n ? n : 1, 1);
+	int err;
+
+	*labels = NULL;
+	if (!lr || !f) {
+		free(lr);
+		free(f);
+		fprintf(stderr, "dcbpf sim: out of memory for LQD labels\n");
+		return -1;
+	}
+	lc.alg = DC_ALG_LQD;
+	err = dc_sim_run_ex(&lc, a, n, nslots, lr, NULL, f);
+	free(lr);
+	if (err) {
+		free(f);
+		return -1;
+	}
+	*labels = f;
+	return 0;
+}
+
 int dc_sim_run(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_t n,
 	       __u64 nslots, struct dc_sim_result *r)
+{
+	return dc_sim_run_ex(c, a, n, nslots, r, NULL, NULL);
+}
+
+int dc_sim_run_ex(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_t n,
+		  __u64 nslots, struct dc_sim_result *r, const __u8 *pred, __u8 *fate)
 {
 	const bool unit = c->mode == DC_SIM_UNIT;
 	const __u32 N = c->nports, alg = c->alg;
@@ -110,6 +154,10 @@ int dc_sim_run(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_
 	__u64 q[DC_SIM_PORTS_MAX] = { 0 }, credit[DC_SIM_PORTS_MAX] = { 0 };
 	__u64 win_sent[DC_SIM_PORTS_MAX] = { 0 }, win_q[DC_SIM_PORTS_MAX] = { 0 };
 	__u32 gamma[DC_SIM_PORTS_MAX];
+	/* Credence / FollowLQD: thresholds = virtual LQD queues, Γ = Σ T */
+	__u64 T[DC_SIM_PORTS_MAX] = { 0 }, G = 0, prng = c->pred_seed ^ 0x9e3779b97f4a7c15ULL;
+	const bool cred = alg == DC_ALG_CREDENCE || alg == DC_ALG_FOLLOWLQD;
+	__u8 *labels = NULL;
 	struct ring ring[DC_SIM_PORTS_MAX];
 	__u64 *hist = NULL, Q = 0, t, bw, nbins, cum, want[3];
 	__u32 minsz = 0xffffffffU, cap, ncong = 1, i, k, period;
@@ -143,6 +191,18 @@ int dc_sim_run(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_
 	}
 	if (n && nslots <= a[n - 1].slot)
 		nslots = (__u64)a[n - 1].slot + 1;
+	if (n > 0xffffffffULL && fate) {
+		fprintf(stderr, "dcbpf sim: at most 2^32 arrivals when fates are kept\n");
+		return -1;
+	}
+	/* the oracle's labels: LQD's fate of each arrival on the same trace */
+	if (alg == DC_ALG_CREDENCE && c->predictor == DC_SIM_PRED_ORACLE &&
+	    dc_sim_lqd_labels(c, a, n, nslots, &labels))
+		return -1;
+	if (!prng)
+		prng = 1;
+	if (fate)
+		memset(fate, 0, n);
 	/* A queue never holds more packets than the buffer can. */
 	cap = (__u32)(unit ? B + 1 : B / (minsz == 0xffffffffU ? 1 : minsz) + 2);
 	for (i = 0; i < N; i++) {
@@ -150,6 +210,11 @@ int dc_sim_run(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_
 		ring[i].sz = malloc((size_t)cap * sizeof(__u32));
 		if (!ring[i].sz)
 			goto oom;
+		if (fate) {
+			ring[i].id = malloc((size_t)cap * sizeof(__u32));
+			if (!ring[i].id)
+				goto oom;
+		}
 		gamma[i] = (__u32)DC_Q16_ONE;
 	}
 	bw = (B + 1 + c->occ_bins - 1) / (c->occ_bins ? c->occ_bins : 1);
@@ -201,16 +266,48 @@ int dc_sim_run(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_
 						    p->first_rtt);
 			in.gamma_q16 = gamma[p->port];
 			in.n_congested = ncong;
-			v = dc_adm_decide(alg, &in, &thr);
+			if (cred) {
+				struct dc_cred_in ci = { .q = q[p->port], .Q = Q, .B = B, .n = N,
+							 .len = len };
+				bool ask, drop;
+
+				dc_cred_arrival(T, &G, N, p->port, B, len);
+				ci.T = T[p->port];
+				for (i = 0; i < N; i++)
+					if (q[i] > ci.longest)
+						ci.longest = q[i];
+				v = dc_cred_decide(alg, &ci, &ask);
+				if (ask) {
+					/* consulted only here (Alg. 4 line 12) */
+					drop = pred ? pred[idx] != 0 :
+					       c->predictor == DC_SIM_PRED_ORACLE ? labels[idx] != 0 :
+					       c->predictor == DC_SIM_PRED_DROP;
+					if (c->flip_q32 && (rng_next(&prng) >> 32) < c->flip_q32)
+						drop = !drop;
+					r->pred_asked++;
+					if (labels) {
+						if (drop)
+							labels[idx] ? r->pred_tp++ : r->pred_fp++;
+						else
+							labels[idx] ? r->pred_fn++ : r->pred_tn++;
+					}
+					if (drop)
+						v = DC_V_DROP_PRED;
+				}
+			} else {
+				v = dc_adm_decide(alg, &in, &thr);
+			}
 			if (alg == DC_ALG_LQD && v == DC_V_DROP_FULL) {
 				/* push out tails of the longest queues until it fits */
 				while (Q + len > B) {
 					__u32 vq = dc_lqd_victim(q, N, p->port, len);
-					__u32 sz;
+					__u32 sz, vid = 0;
 
 					if (vq == p->port || !ring[vq].cnt)
 						break;
-					sz = ring_pop_tail(&ring[vq]);
+					sz = ring_pop_tail(&ring[vq], &vid);
+					if (fate)
+						fate[vid] = 1;
 					r->prio_drops[PKT_PRIO(sz)]++;
 					sz = PKT_SIZE(sz);
 					q[vq] -= sz;
@@ -220,15 +317,19 @@ int dc_sim_run(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_
 				v = Q + len > B ? DC_V_DROP_FULL : DC_V_ADMIT;
 			}
 			if (v == DC_V_ADMIT) {
-				ring_push(&ring[p->port], len | prio << 24);
+				ring_push(&ring[p->port], len | prio << 24, (__u32)idx);
 				q[p->port] += len;
 				Q += len;
 				pr->admitted++;
 			} else {
 				if (v == DC_V_DROP_FULL)
 					pr->drop_full++;
+				else if (v == DC_V_DROP_PRED)
+					pr->drop_pred++;
 				else
 					pr->drop_thresh++;
+				if (fate)
+					fate[idx] = 1;
 				if (p->first_rtt)
 					pr->first_rtt_drops++;
 				r->prio_drops[prio]++;
@@ -239,6 +340,10 @@ int dc_sim_run(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_
 		/* departure phase */
 		for (i = 0; i < N; i++) {
 			struct ring *rg = &ring[i];
+
+			/* the virtual LQD queue drains at line rate, whatever q_i is */
+			if (cred)
+				dc_cred_depart(T, &G, i, unit ? 1 : c->slot_bytes);
 
 			if (!rg->cnt)
 				continue;
@@ -279,7 +384,7 @@ int dc_sim_run(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_
 		r->admitted += pr->admitted;
 		r->sent_pkts += pr->sent_pkts;
 		r->sent_bytes += pr->sent_bytes;
-		r->drops += pr->drop_thresh + pr->drop_full;
+		r->drops += pr->drop_thresh + pr->drop_full + pr->drop_pred;
 		r->pushed_out += pr->pushed_out;
 		r->first_rtt_drops += pr->first_rtt_drops;
 	}
@@ -309,9 +414,12 @@ int dc_sim_run(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_
 oom:
 	fprintf(stderr, "dcbpf sim: out of memory for %u queues of %u packets\n", N, cap);
 out:
-	for (i = 0; i < N; i++)
+	for (i = 0; i < N; i++) {
 		free(ring[i].sz);
+		free(ring[i].id);
+	}
 	free(hist);
+	free(labels);
 	return err;
 }
 
@@ -624,7 +732,8 @@ int dc_sim_write_trace(const char *path, const struct dc_sim_arrival *a, size_t 
 static void sim_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: dcbpf sim [--alg cs|dt|abm|lqd|all] [--mode unit|byte] [--ports N]\n"
+		"usage: dcbpf sim [--alg cs|dt|abm|lqd|credence|followlqd|all] [--mode unit|byte]\n"
+		"                 [--ports N] [--predictor oracle|drop|accept] [--flip P] [--pred-seed S]\n"
 		"                 [--buffer B] [--alpha A] [--alpha-first-rtt A] [--abm-period SLOTS]\n"
 		"                 [--slot-bytes N] [--slot-ns NS]\n"
 		"                 [--workload websearch|incast|mix] [--seed S] [--slots S] [--load L]\n"
@@ -638,6 +747,8 @@ static void sim_usage(FILE *f)
 		"Defaults: dt, unit, 16 ports, B = 1000, alpha 0.5, alpha-first-rtt 64, mix workload,\n"
 		"seed 1, 200000 slots, load 0.4, incast-frac 0.5 over 15 senders every ~2000 slots,\n"
 		"first 16 packets of a flow marked first-RTT; incast responses have priority 1.\n"
+		"Credence's predictor: oracle = LQD's fate of the packet on the same arrivals;\n"
+		"--flip P inverts each prediction with probability P (0..1, seeded by --pred-seed).\n"
 		"--out DIR writes DIR/summary.csv and DIR/ports.csv.\n");
 }
 
@@ -772,7 +883,7 @@ int dc_sim_main(int argc, char **argv)
 	enum {
 		O_ALG = 256, O_MODE, O_PORTS, O_BUF, O_ALPHA, O_ALPHA1, O_ABMP, O_SLOTB, O_SLOTNS,
 		O_WL, O_SEED, O_SLOTS, O_LOAD, O_IFRAC, O_ISEND, O_IPER, O_FRTT, O_MTU, O_TRACE,
-		O_WTRACE, O_OUT, O_JSON, O_HELP,
+		O_WTRACE, O_OUT, O_JSON, O_HELP, O_PRED, O_FLIP, O_PSEED,
 	};
 	static const struct option opts[] = {
 		{ "alg", required_argument, NULL, O_ALG },
@@ -798,6 +909,9 @@ int dc_sim_main(int argc, char **argv)
 		{ "out", required_argument, NULL, O_OUT },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "help", no_argument, NULL, O_HELP },
+		{ "predictor", required_argument, NULL, O_PRED },
+		{ "flip", required_argument, NULL, O_FLIP },
+		{ "pred-seed", required_argument, NULL, O_PSEED },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dc_sim_cfg cfg, cfgs[DC_ALG_MAX];
@@ -821,7 +935,8 @@ int dc_sim_main(int argc, char **argv)
 			if (!strcmp(optarg, "all"))
 				all = true;
 			else if (dc_alg_parse(optarg, &cfg.alg)) {
-				fprintf(stderr, "dcbpf sim: --alg %s: use cs, dt, abm, lqd or all\n", optarg);
+				fprintf(stderr, "dcbpf sim: --alg %s: use cs, dt, abm, lqd, credence, followlqd or all\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -925,6 +1040,28 @@ int dc_sim_main(int argc, char **argv)
 		case O_HELP:
 			sim_usage(stdout);
 			return 0;
+		case O_PRED:
+			if (!strcmp(optarg, "oracle"))
+				cfg.predictor = DC_SIM_PRED_ORACLE;
+			else if (!strcmp(optarg, "drop"))
+				cfg.predictor = DC_SIM_PRED_DROP;
+			else if (!strcmp(optarg, "accept"))
+				cfg.predictor = DC_SIM_PRED_ACCEPT;
+			else
+				goto badval;
+			break;
+		case O_FLIP: {
+			double f = strtod(optarg, &end);
+
+			if (*end || !*optarg || !(f >= 0) || f > 1)
+				goto badval;
+			cfg.flip_q32 = (__u64)(f * 4294967296.0 + 0.5);
+			break;
+		}
+		case O_PSEED:
+			if (parse_u64_arg(optarg, &cfg.pred_seed, 0, UINT64_MAX))
+				goto badval;
+			break;
 		default:
 			sim_usage(stderr);
 			return 2;
@@ -970,6 +1107,25 @@ int dc_sim_main(int argc, char **argv)
 		print_header();
 		for (k = 0; k < nr; k++)
 			print_row(&cfgs[k], &res[k]);
+		for (k = 0; k < nr; k++) {
+			const struct dc_sim_result *r = &res[k];
+			__u64 pd = 0;
+
+			if (cfgs[k].alg != DC_ALG_CREDENCE)
+				continue;
+			for (i = 0; i < r->nports; i++)
+				pd += r->port[i].drop_pred;
+			printf("# credence: predictor %s, flip %.4g: %llu predictions asked, %llu drops on a prediction",
+			       cfgs[k].predictor == DC_SIM_PRED_ORACLE ? "oracle" :
+			       cfgs[k].predictor == DC_SIM_PRED_DROP ? "drop" : "accept",
+			       (double)cfgs[k].flip_q32 / 4294967296.0, (unsigned long long)r->pred_asked,
+			       (unsigned long long)pd);
+			if (cfgs[k].predictor == DC_SIM_PRED_ORACLE)
+				printf("; vs LQD: TP %llu FP %llu TN %llu FN %llu",
+				       (unsigned long long)r->pred_tp, (unsigned long long)r->pred_fp,
+				       (unsigned long long)r->pred_tn, (unsigned long long)r->pred_fn);
+			printf("\n");
+		}
 	}
 	rc = outdir && write_csv(outdir, cfgs, res, nr) ? 1 : 0;
 	goto out;

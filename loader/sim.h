@@ -33,6 +33,20 @@ struct dc_sim_cfg {
 	__u32 abm_period_slots;		/* ABM n_p and γ update period */
 	__u32 slot_bytes;		/* byte mode: bytes a port sends per slot */
 	__u32 occ_bins;			/* occupancy histogram resolution */
+	/* Credence's drop predictor (enum dc_sim_pred), and a flip of each
+	 * prediction with probability flip_q32 / 2^32 (seeded PRNG). */
+	__u32 predictor;
+	__u64 flip_q32;
+	__u64 pred_seed;
+};
+
+/* What Credence's prediction is made from.  ORACLE: "LQD, serving the
+ * same arrivals, would drop (or push out) this packet" (digest §6.3),
+ * from an LQD run of the same trace. */
+enum dc_sim_pred {
+	DC_SIM_PRED_ORACLE = 0,
+	DC_SIM_PRED_DROP = 1,		/* always "drop" (worst false positives) */
+	DC_SIM_PRED_ACCEPT = 2,		/* always "accept" */
 };
 
 /* One arriving packet. */
@@ -47,6 +61,7 @@ struct dc_sim_arrival {
 struct dc_sim_port_res {
 	__u64 arrivals, admitted, sent_pkts, sent_bytes;
 	__u64 drop_thresh, drop_full, pushed_out, first_rtt_drops;
+	__u64 drop_pred;		/* Credence: dropped on a prediction */
 	__u64 max_q, final_q;
 };
 
@@ -57,6 +72,9 @@ struct dc_sim_result {
 	__u64 drops, pushed_out, first_rtt_arrivals, first_rtt_drops;
 	__u64 occ_p50, occ_p90, occ_p99, occ_max;	/* shared occupancy per slot */
 	__u64 prio_arrivals[DC_SW_PRIOS], prio_drops[DC_SW_PRIOS];	/* drops incl. push-outs */
+	/* Credence: predictions consulted, and how they compare with LQD's
+	 * fate of the packet (positive = "drop"; oracle predictor only). */
+	__u64 pred_asked, pred_tp, pred_fp, pred_tn, pred_fn;
 	double seconds;				/* wall time of the run */
 	double decisions_per_s;			/* arrivals / seconds */
 	struct dc_sim_port_res port[DC_SIM_PORTS_MAX];
@@ -67,6 +85,15 @@ void dc_sim_cfg_defaults(struct dc_sim_cfg *c);
  * arrival).  Returns 0, or -1 with a message on stderr. */
 int dc_sim_run(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_t n,
 	       __u64 nslots, struct dc_sim_result *r);
+/* The same, with Credence's predictions given per arrival (pred[k] != 0:
+ * "drop"; NULL: from c->predictor) and, if fate is not NULL, fate[k] = 1
+ * for each arrival dropped or pushed out, 0 for one sent or still queued
+ * at the end. */
+int dc_sim_run_ex(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_t n,
+		  __u64 nslots, struct dc_sim_result *r, const __u8 *pred, __u8 *fate);
+/* LQD's fate of every arrival (the oracle's labels); malloc'd. */
+int dc_sim_lqd_labels(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_t n,
+		      __u64 nslots, __u8 **labels);
 
 /* Workloads and traces. */
 struct dc_sim_workload {

@@ -103,7 +103,8 @@ void dc_sw_cfg_defaults(struct dc_sw_cfg *c)
 					 (i & 1 ? DC_SW_DSCP_FIRST_RTT : 0));
 }
 
-static const char *const alg_names[] = { "cs", "dt", "abm", "lqd" };
+static const char *const alg_names[DC_ALG_MAX] = { "cs", "dt", "abm", "lqd", "credence",
+						      "followlqd" };
 
 static struct dc_param as_param(const struct sw_param *sp)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Buffer-sharing admission core: Complete Sharing, Dynamic Thresholds,
- * ABM, and LQD's push-out choice.  Pure and integer-only so the XDP
+ * ABM, LQD's push-out choice, and Credence / FollowLQD (end of file).  Pure and integer-only so the XDP
  * program (bpf/switch.bpf.c) and the simulator (dcbpf sim) run the very
  * same decisions; references are to the digest notes/buffer-sharing.md
  * and seed 000 ch.4/6.
@@ -50,6 +50,7 @@ enum dc_verdict {
 	DC_V_ADMIT = 0,
 	DC_V_DROP_THRESH = 1,	/* q + len > T */
 	DC_V_DROP_FULL = 2,	/* Q + len > B */
+	DC_V_DROP_PRED = 3,	/* Credence: the drop prediction said drop */
 };
 
 /* Inputs of one admission decision. */
@@ -191,6 +192,111 @@ DC_INLINE __u32 dc_lqd_victim(const __u64 *q, __u32 n, __u32 arriving, __u32 len
 		}
 	}
 	return victim;
+}
+
+/*
+ * Credence and FollowLQD (seed 000 Alg. 4/5 = seed 004 Alg. 1/2, digest
+ * §6.2-6.3).  Drop-tail algorithms whose per-queue thresholds T_i are the
+ * queue lengths of a virtual LQD fed the same arrivals: Γ = Σ T_i ≤ B.
+ *
+ * Per arrival to queue i, in this order (the caller drives the steps):
+ *   1. dc_cred_arrival: the threshold update (FollowLQD lines 18-28).  If
+ *      the virtual buffer has room (Γ + len ≤ B), T_i += len.  Otherwise
+ *      the virtual LQD makes room: it picks its victim with dc_lqd_victim
+ *      on T (the same rule as the simulator's real LQD, so the two stay
+ *      identical; tie rule below).  If the victim is i itself the virtual
+ *      LQD drops the arrival and T is unchanged (the unit-packet text's
+ *      "T_j − 1, T_i + 1" with j = i); else T_victim shrinks by what is
+ *      missing (at most its length) and the search repeats, then
+ *      T_i += len.  Unit packets: exactly one decrement and one increment.
+ *   2. dc_cred_decide:
+ *      Credence safeguard: accept if the longest queue is below B/N
+ *        (max_j q_j · N < B, no division; Alg. 4 line 6's "<", not the
+ *        ns-3 artifact's "≤", digest §10.7), provided it fits (Q + len ≤ B;
+ *        implied with unit packets);
+ *      drop "thresh" if q_i + len > T_i  (unit: the text's q_i < T_i);
+ *      drop "full"   if Q + len > B     (the text's Q(t) < B);
+ *      Credence only: otherwise consult the drop prediction (*ask = true);
+ *        a "drop" turns the admit into DC_V_DROP_PRED.
+ *      FollowLQD is the same without safeguard and without predictions.
+ *   3. dc_cred_depart once per queue per timeslot (FollowLQD lines 29-34):
+ *      T_i drains by what the port can send in a slot (1 unit packet),
+ *      floored at 0, independently of q_i: T is the virtual LQD's queue.
+ *
+ * Tie rule (virtual and real LQD, dc_lqd_victim): the arrival counts in
+ * its own queue (T_i + len); if no other queue is strictly longer, the
+ * arrival is the virtual drop; otherwise the strictly longest other queue
+ * loses, the lowest index among equals.  With another tie rule the
+ * virtual LQD can pick a different queue than the real one and Credence
+ * with a perfect oracle diverges from LQD (digest §11 T-C2).
+ *
+ * Loops: at most n ≤ DC_CRED_QUEUES_MAX iterations of at most n steps.
+ */
+#define DC_CRED_QUEUES_MAX 64
+
+/* Step 1: the virtual LQD takes the arrival; *gamma is Γ = Σ T. */
+DC_INLINE void dc_cred_arrival(__u64 *T, __u64 *gamma, __u32 n, __u32 i, __u64 B, __u32 len)
+{
+	__u32 k;
+
+	if (n > DC_CRED_QUEUES_MAX || i >= n)
+		return;
+	for (k = 0; k < DC_CRED_QUEUES_MAX && *gamma + len > B; k++) {
+		__u32 j = dc_lqd_victim(T, n, i, len);
+		__u64 d = *gamma + len - B;
+
+		if (j == i)
+			return;		/* the virtual LQD drops the arrival */
+		if (d > T[j])
+			d = T[j];
+		T[j] -= d;
+		*gamma -= d;
+	}
+	if (*gamma + len > B)
+		return;			/* not reached: each round empties a queue */
+	T[i] += len;
+	*gamma += len;
+}
+
+/* Step 3: queue i's virtual LQD queue sends up to `sent` units. */
+DC_INLINE void dc_cred_depart(__u64 *T, __u64 *gamma, __u32 i, __u64 sent)
+{
+	__u64 d = T[i] < sent ? T[i] : sent;
+
+	T[i] -= d;
+	*gamma -= d;
+}
+
+/* Inputs of step 2. */
+struct dc_cred_in {
+	__u64 q;		/* q_i, before the arrival */
+	__u64 Q;		/* shared occupancy */
+	__u64 B;
+	__u64 T;		/* T_i after dc_cred_arrival */
+	__u64 longest;		/* max_j q_j, before the arrival */
+	__u32 n;		/* N, number of queues */
+	__u32 len;
+};
+
+/* Credence safeguard: the longest queue is below B/N. */
+DC_INLINE bool dc_cred_safeguard(__u64 longest, __u32 n, __u64 B)
+{
+	return longest * n < B;
+}
+
+/* Step 2.  *ask: a Credence admit still needs the prediction. */
+DC_INLINE enum dc_verdict dc_cred_decide(__u32 alg, const struct dc_cred_in *in, bool *ask)
+{
+	*ask = false;
+	if (alg == DC_ALG_CREDENCE && dc_cred_safeguard(in->longest, in->n, in->B) &&
+	    in->Q + in->len <= in->B)
+		return DC_V_ADMIT;
+	if (in->q + in->len > in->T)
+		return DC_V_DROP_THRESH;
+	if (in->Q + in->len > in->B)
+		return DC_V_DROP_FULL;
+	*ask = alg == DC_ALG_CREDENCE;
+	return DC_V_ADMIT;
 }
 
 /* DT steady state (Eq. 4.6) with n congested queues of one α, for tests:

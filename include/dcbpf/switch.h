@@ -52,14 +52,17 @@
 #define DC_SW_CNT_OTHER (DC_SW_PORTS_MAX * DC_SW_PRIOS)
 #define DC_SW_CNT_ENTRIES (DC_SW_CNT_OTHER + 1)
 
-/* Buffer-sharing algorithm (dc_sw_cfg.alg).  Append only: Credence takes
- * the next value.  LQD is push-out: only the simulator can run it. */
+/* Buffer-sharing algorithm (dc_sw_cfg.alg).  Append only.  LQD is
+ * push-out: only the simulator can run it; Credence and FollowLQD run in
+ * the simulator for now (the data plane does not accept them yet). */
 enum dc_alg {
 	DC_ALG_CS = 0,		/* Complete Sharing */
 	DC_ALG_DT = 1,		/* Dynamic Thresholds */
 	DC_ALG_ABM = 2,		/* Active Buffer Management */
 	DC_ALG_LQD = 3,		/* Longest Queue Drop (simulator only) */
-	DC_ALG_MAX = 4,
+	DC_ALG_CREDENCE = 4,	/* Credence: FollowLQD + safeguard + drop predictions */
+	DC_ALG_FOLLOWLQD = 5,	/* FollowLQD: Credence without predictions */
+	DC_ALG_MAX = 6,
 };
 
 /* dc_sw_cfg.dscp_prio[d]: priority in the low bits, first-RTT flag. */
