@@ -61,6 +61,9 @@ static int on_event(void *arg, void *data, size_t len)
 
 	if (len < sizeof(*e) || (t->cc >= 0 && e->cc != (__u32)t->cc))
 		return 0;
+	/* One poll hands over a batch: stop at exactly --count events. */
+	if (t->count && t->seen >= t->count)
+		return 0;
 	if (!t->t0_ns)
 		t->t0_ns = e->ts_ns;
 	inet_ntop(af, e->key.saddr, src, sizeof(src));
