@@ -18,14 +18,7 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-#define TC_ACT_OK 0
-#define DC_STAT(field)                                                   \
-	do {                                                             \
-		__u32 zero = 0;                                          \
-		struct dc_int_counters *c = bpf_map_lookup_elem(&dc_int_stats, &zero); \
-		if (c)                                                   \
-			__sync_fetch_and_add(&c->field, 1);              \
-	} while (0)
+#define DC_STAT(field) DC_COUNT(dc_int_stats, field)
 
 /* Source: reserve empty slots on a data segment to a configured prefix. */
 static __always_inline bool dc_int_source(struct __sk_buff *skb, const struct dc_pkt *p)

@@ -17,28 +17,13 @@
 
 #include "dcbpf/int.h"
 #include "maps/switch.h"
+#include "maps/int_switch.h"
 #include "lib/ipv4.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-#define TC_ACT_OK 0
 
-/* Counters of this switch's INT hops. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct dc_int_counters);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} dc_int_xstats SEC(".maps");
-
-#define DC_XSTAT(field)                                                   \
-	do {                                                              \
-		__u32 zero = 0;                                           \
-		struct dc_int_counters *c = bpf_map_lookup_elem(&dc_int_xstats, &zero); \
-		if (c)                                                    \
-			__sync_fetch_and_add(&c->field, 1);               \
-	} while (0)
+#define DC_XSTAT(field) DC_COUNT(dc_int_xstats, field)
 
 /* The port record of the egress interface (dc_sw_ifport: ifindex → port). */
 static __always_inline struct dc_sw_port *dc_port_of(__u32 ifindex)

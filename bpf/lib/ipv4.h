@@ -10,6 +10,7 @@
 #include "dcbpf/int.h"
 #include "dcbpf/flow.h"
 
+#define TC_ACT_OK 0	/* pass: the only verdict the INT programs give */
 #define DC_ETH_HLEN 14
 #define DC_ETH_P_IP 0x0800
 #define DC_IPPROTO_TCP 6
@@ -21,6 +22,15 @@
 #define DC_IP_CSUM_OFF (DC_ETH_HLEN + 10)
 /* Headers the programs read directly: Ethernet, IPv4 with options, TCP. */
 #define DC_PULL_LEN (DC_ETH_HLEN + DC_IP_MAX_HDR + 20)
+
+/* Atomic add of one to a field of the single entry of a counters array. */
+#define DC_COUNT(map, field)                                              \
+	do {                                                              \
+		__u32 dc_zero = 0;                                        \
+		struct dc_int_counters *dc_c = bpf_map_lookup_elem(&map, &dc_zero); \
+		if (dc_c)                                                 \
+			__sync_fetch_and_add(&dc_c->field, 1);            \
+	} while (0)
 
 /*
  * skb->data / skb->data_end, loaded so clang cannot turn the context
