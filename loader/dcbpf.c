@@ -22,6 +22,7 @@
 #include "intctl.h"
 #include "features.h"
 #include "json.h"
+#include "metrics.h"
 #include "object.h"
 #include "sim.h"
 #include "swctl.h"
@@ -50,6 +51,7 @@ static void usage(FILE *f)
 		"                              stream per-ACK CC decisions (ring buffer)\n"
 		"  int attach|detach|switch|dst|status ...\n"
 		"                              in-band telemetry on hosts and switches\n"
+		"  metrics [--textfile PATH]   Prometheus text format (PATH: write, then rename)\n"
 		"Options:\n"
 		"  -c, --config FILE  read pin_dir and lock_file from FILE (default %s, if present)\n"
 		"  -d, --pin-dir DIR  pinned state under DIR (overrides the config)\n"
@@ -903,6 +905,8 @@ int main(int argc, char **argv)
 		return dc_cmd_trace(c.pin_dir, argc, argv);
 	if (!strcmp(cmd, "int"))
 		return dc_int_main(c.pin_dir, argc, argv);
+	if (!strcmp(cmd, "metrics"))
+		return dc_metrics_main(c.pin_dir, c.cfg.daemon.lock_file, argc, argv);
 	if (!strcmp(cmd, "help")) {
 		usage(stdout);
 		return EXIT_OK;

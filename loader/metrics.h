@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * `dcbpf metrics [--textfile PATH]`: the pinned counters in the Prometheus
+ * text exposition format (node_exporter's textfile collector reads PATH).
+ * Metric names and labels: docs/operations.md.
+ */
+#ifndef DCBPF_LOADER_METRICS_H
+#define DCBPF_LOADER_METRICS_H
+
+/* argv[0] is "metrics".  Returns a dcbpf exit code. */
+int dc_metrics_main(const char *pin_dir, const char *lock_file, int argc, char **argv);
+
+#endif
