@@ -170,3 +170,22 @@ $(BUILD)/tests/test_xdp_admit: tests/unit/test_xdp_admit.c $(BUILD)/switch.skel.
 	$(CC) $(CFLAGS) -Itests/lib -fsanitize=undefined -fno-sanitize-recover=all \
 		-o $@ tests/unit/test_xdp_admit.c $(LDLIBS_BPF)
 $(BUILD)/bench/xdp_admit: $(BUILD)/switch.skel.h tests/lib/swfixture.h
+
+# ---- fuzzing (libFuzzer; tests/fuzz/*.c) ---------------------------------------
+# `make fuzz` builds the harnesses with clang's libFuzzer and sanitizers
+# into $(BUILD)/fuzz/ and runs each for FUZZ_SECONDS; `make check` runs
+# them for 10 s each (tests/loader/fuzz_smoke.sh).  Not part of `all`.
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	       -Wall -Wextra -std=gnu11 -Iinclude -I. -I$(BUILD)
+FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/*.c))
+.PHONY: fuzz fuzz-build
+fuzz-build: $(FUZZERS)
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) BUILD=$(BUILD) OUT=$(OUT) CLANG=$(CLANG) bash tests/loader/fuzz_smoke.sh
+$(BUILD)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c loader/config.c $(LOADER_HDRS) $(HDRS) | $(BUILD)/fuzz
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_config.c loader/config.c -linih
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(HDRS) | $(BUILD)/fuzz
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $<
+$(BUILD)/fuzz:
+	mkdir -p $@
