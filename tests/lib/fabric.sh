@@ -333,3 +333,121 @@ fabric_wait_port() {
 	done
 	_fab_die "nothing listening on port $port in $ns after ${t}s"
 }
+
+# fabric_leafspine L S H RATE_MBIT BUF_BYTES
+#
+#   spine0 … spine(S−1)          every leaf has one link to every spine;
+#     |  \  /  |                 TBF (RATE_MBIT, BUF_BYTES) on both ends of
+#   leaf0 … leaf(L−1)            it: leaf uplink (leaf→spine) and spine
+#    |  |      |  |              downlink (spine→leaf). Host links are not
+#   h0.0 h0.1  …                 shaped unless FAB_LS_HOST_MBIT is set.
+#
+# Addressing (10.78.0.0/16, all /32s plus routes, no shared subnets):
+#   host h of leaf l:        10.78.l.(h+1)        (l < 100, h < 99)
+#   leaf l, host ports:      10.78.l.254          (same address on each port)
+#   spine s, downlinks:      10.78.(128+s).254    (same address on each)
+#   leaf l, uplink to s:     10.78.(128+s).(l+1)
+# Hosts route 10.78.0.0/16 via their leaf. A leaf reaches its hosts by /32
+# device routes and every other leaf's 10.78.l'.0/24 by one multipath
+# route over all spines (kernel ECMP, L4 hash: fib_multipath_hash_policy
+# = 1, the baseline Ethereal is compared with). A spine routes 10.78.l.0/24
+# to leaf l.
+#
+# Names: namespaces <id>-lf<l>, <id>-sp<s>, <id>-h<l>x<h>; devices
+# <id>u<l>s<s> (leaf uplink), <id>d<s>l<l> (spine downlink), <id>h<l>x<h>
+# (host), <id>p<l>x<h> (leaf port to host): at most 6 suffix characters.
+#
+# Sets (arrays): FAB_LEAVES, FAB_SPINES (namespaces by index); per host,
+# index i = l·H + h: FAB_HOSTS, FAB_HOST_IPS, FAB_HOST_DEVS, FAB_HOST_LEAF,
+# FAB_LEAF_PORTS (the leaf's device facing the host); per leaf–spine link,
+# index k = l·S + s: FAB_UPLINKS (device in FAB_LEAVES[l]), FAB_DOWNLINKS
+# (device in FAB_SPINES[s]). Scalars: FAB_LS_LEAVES, FAB_LS_SPINES,
+# FAB_LS_HOSTS, FAB_RATE_MBIT, FAB_BUF_BYTES, FAB_LINK_MTU.
+# Tunable: FAB_LS_HOST_MBIT (unset: host links unshaped; else TBF at that
+# rate, BUF_BYTES, on the host's device and on the leaf's port to it).
+fabric_leafspine() {
+	local L=${1:?fabric_leafspine L S H RATE_MBIT BUF_BYTES} S=${2:?spines} H=${3:?hosts per leaf}
+	local rate=${4:?rate in Mbit/s} buf=${5:?buffer bytes} hrate=${FAB_LS_HOST_MBIT:-}
+	local l s h k leaf ns ip hops
+	if [ "$L" -lt 1 ] || [ "$L" -gt 99 ]; then _fab_die "L must be 1..99, got $L"; return 1; fi
+	if [ "$S" -lt 1 ] || [ "$S" -gt 99 ]; then _fab_die "S must be 1..99, got $S"; return 1; fi
+	if [ "$H" -lt 1 ] || [ "$H" -gt 98 ]; then _fab_die "H must be 1..98, got $H"; return 1; fi
+	fabric_init || return 1
+	FAB_LEAVES=() FAB_SPINES=() FAB_HOSTS=() FAB_HOST_IPS=() FAB_HOST_DEVS=() FAB_HOST_LEAF=()
+	FAB_LEAF_PORTS=() FAB_UPLINKS=() FAB_DOWNLINKS=()
+	for ((s = 0; s < S; s++)); do
+		fabric_make_switch "sp$s" || return 1
+		FAB_SPINES+=("$FAB_LAST_NS")
+	done
+	for ((l = 0; l < L; l++)); do
+		fabric_make_switch "lf$l" || return 1
+		leaf=$FAB_LAST_NS
+		FAB_LEAVES+=("$leaf")
+		ip netns exec "$leaf" sysctl -qw net.ipv4.fib_multipath_hash_policy=1
+		for ((h = 0; h < H; h++)); do
+			fabric_make_host "h${l}x$h" || return 1
+			ns=$FAB_LAST_NS
+			ip=10.78.$l.$((h + 1))
+			fabric_make_link "$ns" "h${l}x$h" "$leaf" "p${l}x$h" || return 1
+			FAB_HOSTS+=("$ns") FAB_HOST_IPS+=("$ip") FAB_HOST_LEAF+=("$l")
+			FAB_HOST_DEVS+=("$FAB_LAST_DEV_A") FAB_LEAF_PORTS+=("$FAB_LAST_DEV_B")
+			fabric_host_dev "$ns" "$FAB_LAST_DEV_A" || return 1
+			fabric_add_addr "$ns" "$FAB_LAST_DEV_A" "$ip/32" || return 1
+			fabric_add_addr "$leaf" "$FAB_LAST_DEV_B" "10.78.$l.254/32" || return 1
+			ip -n "$ns" route add 10.78.$l.254/32 dev "$FAB_LAST_DEV_A" ||
+				{ _fab_die "route to leaf $l in $ns failed"; return 1; }
+			fabric_add_route "$ns" 10.78.0.0/16 10.78.$l.254 "$FAB_LAST_DEV_A" || return 1
+			ip -n "$leaf" route add "$ip/32" dev "$FAB_LAST_DEV_B" ||
+				{ _fab_die "route to $ip in $leaf failed"; return 1; }
+			if [ -n "$hrate" ]; then
+				fabric_shape "$ns" "$FAB_LAST_DEV_A" "$hrate" "$buf" || return 1
+				fabric_shape "$leaf" "$FAB_LAST_DEV_B" "$hrate" "$buf" || return 1
+			fi
+		done
+		for ((s = 0; s < S; s++)); do
+			fabric_make_link "$leaf" "u${l}s$s" "${FAB_SPINES[s]}" "d${s}l$l" || return 1
+			FAB_UPLINKS[l * S + s]=$FAB_LAST_DEV_A
+			# shellcheck disable=SC2034  # read by the callers
+			FAB_DOWNLINKS[l * S + s]=$FAB_LAST_DEV_B
+			fabric_add_addr "$leaf" "$FAB_LAST_DEV_A" "10.78.$((128 + s)).$((l + 1))/32" || return 1
+			fabric_add_addr "${FAB_SPINES[s]}" "$FAB_LAST_DEV_B" "10.78.$((128 + s)).254/32" || return 1
+			if ! ip -n "$leaf" route add "10.78.$((128 + s)).254/32" dev "$FAB_LAST_DEV_A" ||
+				! ip -n "${FAB_SPINES[s]}" route add "10.78.$((128 + s)).$((l + 1))/32" dev "$FAB_LAST_DEV_B" ||
+				! ip -n "${FAB_SPINES[s]}" route add "10.78.$l.0/24" via "10.78.$((128 + s)).$((l + 1))" dev "$FAB_LAST_DEV_B"; then
+				_fab_die "routes of link leaf $l <-> spine $s failed"
+				return 1
+			fi
+			fabric_shape "$leaf" "$FAB_LAST_DEV_A" "$rate" "$buf" || return 1
+			fabric_shape "${FAB_SPINES[s]}" "$FAB_LAST_DEV_B" "$rate" "$buf" || return 1
+		done
+	done
+	# Each leaf: one ECMP route per remote leaf over every spine.
+	for ((l = 0; l < L; l++)); do
+		for ((k = 0; k < L; k++)); do
+			[ "$k" = "$l" ] && continue
+			hops=()
+			for ((s = 0; s < S; s++)); do
+				hops+=(nexthop via "10.78.$((128 + s)).254" dev "${FAB_UPLINKS[l * S + s]}")
+			done
+			ip -n "${FAB_LEAVES[l]}" route replace "10.78.$k.0/24" "${hops[@]}" ||
+				{ _fab_die "ECMP route to leaf $k in ${FAB_LEAVES[l]} failed"; return 1; }
+		done
+	done
+	# shellcheck disable=SC2034  # read by the callers
+	FAB_LS_LEAVES=$L FAB_LS_SPINES=$S FAB_LS_HOSTS=$H FAB_RATE_MBIT=$rate FAB_BUF_BYTES=$buf \
+		FAB_LINK_MTU=$(fabric_link_mtu)
+}
+
+# fabric_leafspine_ping_all: every host reaches every other host (and ARP
+# caches along every path are warm). Prints the failing pairs.
+fabric_leafspine_ping_all() {
+	local i j bad=""
+	for ((i = 0; i < ${#FAB_HOSTS[@]}; i++)); do
+		for ((j = 0; j < ${#FAB_HOSTS[@]}; j++)); do
+			[ "$i" = "$j" ] && continue
+			ip netns exec "${FAB_HOSTS[i]}" ping -c 1 -W 2 -q "${FAB_HOST_IPS[j]}" >/dev/null 2>&1 ||
+				bad+=" ${FAB_HOST_IPS[i]}->${FAB_HOST_IPS[j]}"
+		done
+	done
+	[ -z "$bad" ] || { _fab_die "unreachable:$bad"; return 1; }
+}
