@@ -219,6 +219,13 @@ void dc_q16_format(__u32 q16, char *buf, size_t len)
 	fmt_q16_plain(q16, buf, len);
 }
 
+/* Where a parameter lives in a config: its daemon section, or the first
+ * CC's parameters (both CCs share one table). */
+const void *dc_param_base(const struct dc_param *p, const struct dc_config *c)
+{
+	return p->scope == DC_SCOPE_DAEMON ? (const void *)&c->daemon : (const void *)&c->cc[0];
+}
+
 void dc_param_range(const struct dc_param *p, char *buf, size_t len)
 {
 	char lo[32], hi[32];
@@ -631,8 +638,7 @@ void dc_config_print_doc(FILE *f)
 	fprintf(f, "|---|---|---|---|---|---|---|\n");
 	for (i = 0; i < dc_nparams; i++) {
 		const struct dc_param *p = &dc_params[i];
-		const void *base = p->scope == DC_SCOPE_DAEMON ? (const void *)&def.daemon :
-								  (const void *)&def.cc[0];
+		const void *base = dc_param_base(p, &def);
 
 		dc_param_format(p, base, val, sizeof(val));
 		dc_param_range(p, range, sizeof(range));

@@ -134,6 +134,7 @@ void dc_param_format(const struct dc_param *p, const void *base, char *buf,
 		     size_t len);
 /* Allowed values in user units ("(0, 1]", "[1, 1000000]", "0 or 1"). */
 void dc_param_range(const struct dc_param *p, char *buf, size_t len);
+const void *dc_param_base(const struct dc_param *p, const struct dc_config *c);
 /* Raw numeric value (for JSON): u32 field; Q16 stays raw. */
 __u32 dc_param_raw(const struct dc_param *p, const void *base);
 /* Q16 raw → shortest decimal that parses back to the same raw value. */

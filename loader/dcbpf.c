@@ -90,6 +90,18 @@ static void read_cfgs(int fd, struct dc_cc_cfg *cfg, bool *present)
 	}
 }
 
+/* Open, read both entries, close: for commands that only look. */
+static int load_cfgs(struct cli *c, struct dc_cc_cfg *cfg, bool *present)
+{
+	int fd = open_cfg(c);
+
+	if (fd < 0)
+		return -1;
+	read_cfgs(fd, cfg, present);
+	close(fd);
+	return 0;
+}
+
 static const char *map_type_name(__u32 t)
 {
 	switch (t) {
@@ -384,7 +396,6 @@ static int cmd_get(struct cli *c, int argc, char **argv)
 	bool present[DC_CC_MAX];
 	char why[256];
 	unsigned int i, k;
-	int fd;
 
 	if (argc > 2) {
 		fprintf(stderr, "dcbpf: get takes at most one key\n");
@@ -404,13 +415,8 @@ static int cmd_get(struct cli *c, int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (dc_require_root("dcbpf", c->pin_dir))
+	if (dc_require_root("dcbpf", c->pin_dir) || load_cfgs(c, cfg, present))
 		return EXIT_ERR;
-	fd = open_cfg(c);
-	if (fd < 0)
-		return EXIT_ERR;
-	read_cfgs(fd, cfg, present);
-	close(fd);
 
 	if (only_p) {
 		if (c->json) {
@@ -705,13 +711,9 @@ static int dump_cfg(struct cli *c)
 	bool present[DC_CC_MAX];
 	unsigned int i, k;
 	char val[64];
-	int fd;
 
-	fd = open_cfg(c);
-	if (fd < 0)
+	if (load_cfgs(c, cfg, present))
 		return EXIT_ERR;
-	read_cfgs(fd, cfg, present);
-	close(fd);
 	if (c->json)
 		jw_obj(&c->j, NULL);
 	for (k = 0; k < DC_CC_MAX; k++) {
@@ -778,8 +780,7 @@ static int cmd_params(struct cli *c)
 	jw_arr(&c->j, NULL);
 	for (i = 0; i < dc_nparams; i++) {
 		const struct dc_param *p = &dc_params[i];
-		const void *base = p->scope == DC_SCOPE_DAEMON ? (const void *)&def.daemon :
-								  (const void *)&def.cc[0];
+		const void *base = dc_param_base(p, &def);
 
 		dc_param_format(p, base, val, sizeof(val));
 		dc_param_range(p, range, sizeof(range));

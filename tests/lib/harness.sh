@@ -26,3 +26,14 @@ t_expect_fail() {
 	shift
 	if "$@" >/dev/null 2>&1; then t_fail "$name" "expected failure, got success: $*"; else t_pass "$name"; fi
 }
+# wait_until SECONDS CMD...: poll CMD every 0.1 s; false if it never succeeds.
+wait_until() {
+	local n=$(($1 * 10))
+	shift
+	while [ $n -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}

@@ -48,18 +48,6 @@ registered() { grep -qw "$1" "$AVAIL"; }
 both_registered() { registered powertcp && registered theta_powertcp; }
 none_registered() { ! registered powertcp && ! registered theta_powertcp; }
 
-# wait_until SECONDS CMD...: poll CMD every 0.1 s
-wait_until() {
-	local n=$(($1 * 10))
-	shift
-	while [ $n -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
-
 # start_daemon LOG ARGS...: background dcbpfd, PID in $DPID
 start_daemon() {
 	local log=$1

@@ -41,16 +41,6 @@ trap cleanup EXIT
 registered() { grep -qw "$1" "$AVAIL"; }
 both_registered() { registered powertcp && registered theta_powertcp; }
 none_registered() { ! registered powertcp && ! registered theta_powertcp; }
-wait_until() { # SECONDS CMD...: poll CMD every 0.1 s
-	local n=$(($1 * 10))
-	shift
-	while [ $n -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
 metric() { # NAME: value of an unlabelled sample of `dcbpf metrics`
 	"$C" -c "$DCBPFD_CONF" metrics | awk -v m="$1" '$1 == m { print $2 }'
 }
