@@ -341,7 +341,7 @@ int dc_credence_train_main(int argc, char **argv)
 	enum {
 		O_WL = 256, O_TRACE, O_SEED, O_TREES, O_DEPTH, O_MINLEAF, O_MAXF, O_EWMA, O_HOLD,
 		O_STATE, O_PORTS, O_BUF, O_MODE, O_SLOTS, O_LOAD, O_IFRAC, O_ISEND, O_IPER, O_SLOTB,
-		O_SLOTNS, O_MTU, O_OUT, O_JSON, O_HELP, O_WSEED, O_SAMPLES,
+		O_SLOTNS, O_MTU, O_OUT, O_JSON, O_HELP, O_WSEED, O_SAMPLES, O_ROUNDS,
 	};
 	static const struct option opts[] = {
 		{ "workload", required_argument, NULL, O_WL },
@@ -370,6 +370,7 @@ int dc_credence_train_main(int argc, char **argv)
 		{ "help", no_argument, NULL, O_HELP },
 		{ "workload-seed", required_argument, NULL, O_WSEED },
 		{ "samples", required_argument, NULL, O_SAMPLES },
+		{ "rounds", required_argument, NULL, O_ROUNDS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dc_rf_train_cfg tc;
@@ -378,8 +379,10 @@ int dc_credence_train_main(int argc, char **argv)
 	struct dc_sim_arrival *arr = NULL;
 	struct dc_rf_model *m = NULL;
 	struct dc_rf_score_sheet tr, ho;
-	__u32 (*x)[DC_RF_FEATURES] = NULL;
-	__u8 *lab = NULL, *fate = NULL, *asked = NULL;
+	__u32 (*x)[DC_RF_FEATURES] = NULL, (*tx)[DC_RF_FEATURES] = NULL, (*hx)[DC_RF_FEATURES] = NULL;
+	__u8 *lab = NULL, *fate = NULL, *asked = NULL, *ty = NULL, *hy = NULL;
+	size_t nt = 0, nh = 0, tcap = 0, kcut;
+	__u32 rounds = 1, r;
 	const char *trace = NULL, *out = NULL;
 	bool json = false, wseed_set = false, state_lqd = false, all_samples = false;
 	double hold = 0.3;
@@ -446,6 +449,11 @@ int dc_credence_train_main(int argc, char **argv)
 				state_lqd = false;
 			else
 				goto badval;
+			break;
+		case O_ROUNDS:
+			if (parse_u64(optarg, &v, 1, 8))
+				goto badval;
+			rounds = (__u32)v;
 			break;
 		case O_SAMPLES:
 			if (!strcmp(optarg, "all"))
@@ -550,10 +558,12 @@ int dc_credence_train_main(int argc, char **argv)
 		goto out;
 	}
 	x = malloc(narr * sizeof(*x));
+	hx = malloc(narr * sizeof(*hx));
+	hy = malloc(narr);
 	fate = malloc(narr);
 	asked = malloc(narr);
 	m = malloc(sizeof(*m));
-	if (!x || !fate || !asked || !m) {
+	if (!x || !hx || !hy || !fate || !asked || !m) {
 		fprintf(stderr, "dcbpf credence train: out of memory for %zu arrivals\n", narr);
 		goto out;
 	}
@@ -564,41 +574,72 @@ int dc_credence_train_main(int argc, char **argv)
 	sc.alg = state_lqd ? DC_ALG_LQD : DC_ALG_CREDENCE;
 	sc.predictor = DC_SIM_PRED_ORACLE;
 	sc.flip_q32 = 0;
-	if (dc_sim_features(&sc, arr, narr, trace ? 0 : wl.slots, x, fate, asked))
-		goto out;
-	/* The samples: by default only the arrivals Credence asks about (it
-	 * asks after its safeguard, threshold and buffer tests); elsewhere a
-	 * prediction is never used, and the "drops" there are the ones the
-	 * thresholds make anyway. Kept in arrival order, in place. */
-	for (k = 0; k < narr; k++) {
-		agree += fate[k] == lab[k];
+	/* Held out: the arrivals of the last --holdout fraction of the trace.
+	 * Neighbouring arrivals are nearly the same vector, so a random split
+	 * would score the model on copies of what it learnt. */
+	kcut = narr - (size_t)((double)narr * hold);
+	for (k = 0; k < narr; k++)
 		ndrop += lab[k];
-		if (!all_samples && !asked[k])
-			continue;
-		memmove(x[ns], x[k], sizeof(x[0]));
-		lab[ns++] = lab[k];
+	for (r = 1; r <= rounds; r++) {
+		/* round 1: the state of the switch chosen by --state; later
+		 * rounds: Credence driven by the previous round's forest, so the
+		 * forest also learns the states its own mistakes lead to */
+		if (r > 1) {
+			sc.alg = DC_ALG_CREDENCE;
+			sc.predictor = DC_SIM_PRED_FOREST;
+			sc.model = m;
+		}
+		if (dc_sim_features(&sc, arr, narr, trace ? 0 : wl.slots, x, fate, asked))
+			goto out;
+		if (r == 1)
+			for (k = 0; k < narr; k++)
+				agree += fate[k] == lab[k];
+		/* The samples: by default only the arrivals Credence asks about
+		 * (after its safeguard, threshold and buffer tests); elsewhere a
+		 * prediction is never used, and the "drops" there are the ones
+		 * the thresholds make anyway. */
+		for (k = 0; k < narr; k++) {
+			if (!all_samples && !asked[k])
+				continue;
+			if (k >= kcut) {
+				if (r == 1) {
+					memcpy(hx[nh], x[k], sizeof(x[0]));
+					hy[nh++] = lab[k];
+				}
+				continue;
+			}
+			if (nt == tcap) {
+				void *nx, *ny;
+
+				tcap = tcap ? tcap * 2 : 65536;
+				nx = realloc(tx, tcap * sizeof(*tx));
+				if (nx)
+					tx = nx;
+				ny = realloc(ty, tcap);
+				if (ny)
+					ty = ny;
+				if (!nx || !ny) {
+					fprintf(stderr, "dcbpf credence train: out of memory for samples\n");
+					goto out;
+				}
+			}
+			memcpy(tx[nt], x[k], sizeof(x[0]));
+			ty[nt++] = lab[k];
+		}
+		if (nt < 2) {
+			fprintf(stderr, "dcbpf credence train: only %zu samples to train on (arrivals Credence asks about): use a more congested workload, more --slots or --samples all\n",
+				nt);
+			goto out;
+		}
+		if (dc_rf_train(&tc, (const __u32 (*)[DC_RF_FEATURES])tx, ty, nt, m, why, sizeof(why))) {
+			fprintf(stderr, "dcbpf credence train: %s\n", why);
+			goto out;
+		}
 	}
-	if (ns < 2) {
-		fprintf(stderr, "dcbpf credence train: only %zu samples (arrivals Credence asks about): use a more congested workload or --samples all\n",
-			ns);
-		goto out;
-	}
-	/* Held out: the last fraction in time.  Neighbouring arrivals are
-	 * nearly the same vector, so a random split would score the model on
-	 * copies of what it learnt. */
-	ntrain = ns - (size_t)((double)ns * hold);
-	if (!ntrain) {
-		fprintf(stderr, "dcbpf credence train: --holdout %.3g leaves no arrival to train on\n", hold);
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	if (dc_rf_train(&tc, (const __u32 (*)[DC_RF_FEATURES])x, lab, ntrain, m, why, sizeof(why))) {
-		fprintf(stderr, "dcbpf credence train: %s\n", why);
-		goto out;
-	}
-	dc_rf_evaluate(m, (const __u32 (*)[DC_RF_FEATURES])x, lab, ntrain, sc.nports, &tr);
-	dc_rf_evaluate(m, (const __u32 (*)[DC_RF_FEATURES])(x + ntrain), lab + ntrain,
-		       ns - ntrain, sc.nports, &ho);
+	ns = nt + nh;
+	ntrain = nt;
+	dc_rf_evaluate(m, (const __u32 (*)[DC_RF_FEATURES])tx, ty, nt, sc.nports, &tr);
+	dc_rf_evaluate(m, (const __u32 (*)[DC_RF_FEATURES])hx, hy, nh, sc.nports, &ho);
 	err = dc_forest_write(out, m);
 	if (err) {
 		fprintf(stderr, "dcbpf credence train: cannot write %s: %s\n", out, strerror(-err));
@@ -608,11 +649,11 @@ int dc_credence_train_main(int argc, char **argv)
 		printf("{\"model\": \"%s\", \"arrivals\": %zu, \"samples\": %zu, \"train\": %zu, "
 		       "\"holdout\": %zu, \"lqd_drop_rate\": %.6f, \"sample_drop_rate\": %.6f, "
 		       "\"state\": \"%s\", \"sample_set\": \"%s\", \"state_fate_agrees\": %.6f, "
-		       "\"trees\": %u, \"depth\": %u, \"seed\": %llu, \"ewma_period_ns\": %u, ",
+		       "\"rounds\": %u, \"trees\": %u, \"depth\": %u, \"seed\": %llu, \"ewma_period_ns\": %u, ",
 		       out, narr, ns, ntrain, ns - ntrain, (double)ndrop / (double)narr,
 		       (double)(tr.tp + tr.fn + ho.tp + ho.fn) / (double)ns,
 		       state_lqd ? "lqd" : "credence", all_samples ? "all" : "consulted",
-		       (double)agree / (double)narr, tc.trees, tc.depth,
+		       (double)agree / (double)narr, rounds, tc.trees, tc.depth,
 		       (unsigned long long)tc.seed, tc.ewma_period_ns);
 		printf("\"holdout_scores\": {\"tp\": %llu, \"fp\": %llu, \"tn\": %llu, \"fn\": %llu, "
 		       "\"accuracy\": %.6f, \"precision\": %.6f, \"recall\": %.6f, \"f1\": %.6f, "
@@ -631,7 +672,8 @@ int dc_credence_train_main(int argc, char **argv)
 		       all_samples ? "all arrivals" : "the arrivals Credence asks about", ns,
 		       100.0 * (double)(tr.tp + tr.fn + ho.tp + ho.fn) / (double)ns, tc.trees,
 		       tc.depth, (unsigned long long)tc.seed, tc.ewma_period_ns);
-		printf("# trained on the first %zu samples, the last %zu held out\n", ntrain, ns - ntrain);
+		printf("# %u round%s; trained on %zu samples of the first %zu arrivals, %zu samples of the rest held out\n",
+		       rounds, rounds > 1 ? "s" : "", ntrain, kcut, ns - ntrain);
 		printf("%-8s %9s %9s %9s %9s %9s %9s %9s %9s %11s\n", "split", "TP", "FP", "TN", "FN",
 		       "accuracy", "precision", "recall", "F1", "error_score");
 		printf("%-8s %9llu %9llu %9llu %9llu %9.4f %9.4f %9.4f %9.4f %11.4f\n", "train",
@@ -656,6 +698,10 @@ out:
 	free(lab);
 	free(fate);
 	free(asked);
+	free(tx);
+	free(ty);
+	free(hx);
+	free(hy);
 	free(m);
 	return rc;
 }

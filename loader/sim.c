@@ -881,7 +881,8 @@ static void print_json(const struct dc_sim_cfg *c, const struct dc_sim_result *r
 	       "\"drops\": %llu, \"pushed_out\": %llu, \"first_rtt_arrivals\": %llu, "
 	       "\"first_rtt_drops\": %llu, \"occ_p50\": %llu, \"occ_p90\": %llu, \"occ_p99\": %llu, "
 	       "\"occ_max\": %llu, \"p0_loss_pct\": %.3f, \"p1_loss_pct\": %.3f, "
-	       "\"decisions_per_s\": %.0f}%s\n",
+	       "\"pred_asked\": %llu, \"pred_tp\": %llu, \"pred_fp\": %llu, \"pred_tn\": %llu, "
+	       "\"pred_fn\": %llu, \"decisions_per_s\": %.0f}%s\n",
 	       dc_alg_name(c->alg), c->mode == DC_SIM_UNIT ? "unit" : "byte", c->nports,
 	       (unsigned long long)c->buffer, (unsigned long long)r->slots,
 	       (unsigned long long)r->arrivals, (unsigned long long)r->admitted,
@@ -890,7 +891,9 @@ static void print_json(const struct dc_sim_cfg *c, const struct dc_sim_result *r
 	       (unsigned long long)r->first_rtt_arrivals, (unsigned long long)r->first_rtt_drops,
 	       (unsigned long long)r->occ_p50, (unsigned long long)r->occ_p90,
 	       (unsigned long long)r->occ_p99, (unsigned long long)r->occ_max, loss_pct(r, 0),
-	       loss_pct(r, 1), r->decisions_per_s, last ? "" : ",");
+	       loss_pct(r, 1), (unsigned long long)r->pred_asked, (unsigned long long)r->pred_tp,
+	       (unsigned long long)r->pred_fp, (unsigned long long)r->pred_tn,
+	       (unsigned long long)r->pred_fn, r->decisions_per_s, last ? "" : ",");
 }
 
 static int write_csv(const char *dir, const struct dc_sim_cfg *cfgs, const struct dc_sim_result *rs,
