@@ -187,6 +187,8 @@ fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) BUILD=$(BUILD) OUT=$(OUT) CLANG=$(CLANG) bash tests/loader/fuzz_smoke.sh
 $(BUILD)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c loader/config.c $(LOADER_HDRS) $(HDRS) | $(BUILD)/fuzz
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_config.c loader/config.c -linih
+$(BUILD)/fuzz/fuzz_model: tests/fuzz/fuzz_model.c loader/forest.c loader/forest.h $(HDRS) | $(BUILD)/fuzz
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_model.c loader/forest.c
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(HDRS) | $(BUILD)/fuzz
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $<
 $(BUILD)/fuzz:

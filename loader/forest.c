@@ -399,8 +399,7 @@ out:
 	return rc;
 }
 
-/* The text of a model, exactly what dc_forest_write puts in the file. */
-static int forest_print(FILE *f, const struct dc_rf_model *m)
+int dc_forest_format(FILE *f, const struct dc_rf_model *m)
 {
 	__u32 t, i;
 
@@ -450,7 +449,7 @@ int dc_forest_write(const char *path, const struct dc_rf_model *m)
 		unlink(tmp);
 		return err;
 	}
-	err = forest_print(f, m);
+	err = dc_forest_format(f, m);
 	if (fflush(f) && !err)
 		err = -errno;
 	if (!err && fsync(fd))

@@ -19,6 +19,10 @@ int dc_forest_parse(const char *buf, size_t len, struct dc_rf_model *m, char *wh
 /* Read and parse a model file (size-limited). Same contract. */
 int dc_forest_read(const char *path, struct dc_rf_model *m, char *why, size_t whylen);
 
+/* The text of a model, exactly what dc_forest_write puts in the file.
+ * 0 or -EIO. */
+int dc_forest_format(FILE *f, const struct dc_rf_model *m);
+
 /* Write a valid model atomically (temporary file + rename).  0 or -errno. */
 int dc_forest_write(const char *path, const struct dc_rf_model *m);
 
