@@ -309,18 +309,23 @@ static void train_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: dcbpf credence train [--workload websearch|incast|mix | --trace FILE]\n"
-		"           [--seed S] [--trees N] [--depth D] [--min-leaf N] [--max-features K]\n"
-		"           [--ewma-period-ns NS] [--holdout F] [--state lqd|credence]\n"
+		"           [--seed S] [--workload-seed S] [--trees N] [--depth D] [--min-leaf N]\n"
+		"           [--max-features K] [--ewma-period-ns NS] [--holdout F]\n"
+		"           [--state lqd|credence] [--samples all|consulted] [--rounds R]\n"
 		"           [simulator options: --ports --buffer --mode --slots --load --incast-frac\n"
 		"            --incast-senders --incast-period --slot-bytes --slot-ns --mtu]\n"
 		"           --out MODEL [--json]\n"
 		"Labels: 1 if LQD, serving the same arrivals, drops or pushes the packet out.\n"
 		"Features: q_i, Q and their EWMAs over --ewma-period-ns (default 50000, one base\n"
-		"RTT), in bytes, as the switch of --state sees them on arrival (default credence:\n"
-		"Credence following LQD with perfect predictions, the state the deployed predictor\n"
-		"sees; lqd: the LQD switch itself). The last --holdout fraction of the arrivals\n"
-		"(default 0.3) is held out and scored. Defaults: 4 trees of depth 4, min leaf 16,\n"
-		"all 4 features per split, seed 1, workload mix (see dcbpf sim --help).\n");
+		"RTT), in bytes, as the switch of --state sees them on arrival: lqd (default, as\n"
+		"the paper) the LQD switch itself; credence: Credence following LQD with perfect\n"
+		"predictions. --samples consulted (with --state credence) keeps only the arrivals\n"
+		"Credence asks its predictor about. --rounds R > 1 adds, R − 1 times, the states\n"
+		"Credence driven by the previous forest visits. The arrivals of the last --holdout\n"
+		"fraction of the trace (default 0.3) are held out and scored. --seed drives the\n"
+		"bootstraps and, unless --workload-seed is given, the workload. Defaults: 4 trees\n"
+		"of depth 4, min leaf 16, all 4 features per split, seed 1, workload mix (see\n"
+		"dcbpf sim --help).\n");
 }
 
 static int parse_u64(const char *s, __u64 *out, __u64 lo, __u64 hi)
@@ -384,7 +389,7 @@ int dc_credence_train_main(int argc, char **argv)
 	size_t nt = 0, nh = 0, tcap = 0, kcut;
 	__u32 rounds = 1, r;
 	const char *trace = NULL, *out = NULL;
-	bool json = false, wseed_set = false, state_lqd = false, all_samples = false;
+	bool json = false, wseed_set = false, state_lqd = true, all_samples = true;
 	double hold = 0.3;
 	size_t narr = 0, ns = 0, ntrain, k, agree = 0, ndrop = 0;
 	__u64 v;
@@ -668,6 +673,9 @@ int dc_credence_train_main(int argc, char **argv)
 		printf("# %zu arrivals (%s), %.2f%% dropped or pushed out by LQD; features from the %s switch\n",
 		       narr, trace ? trace : wl.kind, 100.0 * (double)ndrop / (double)narr,
 		       state_lqd ? "LQD" : "Credence-with-oracle");
+		if (!state_lqd)
+			printf("# Credence with the oracle decides as LQD for %.4f of the arrivals\n",
+			       (double)agree / (double)narr);
 		printf("# samples: %s, %zu (%.2f%% labelled drop); %u trees, depth %u, seed %llu, EWMA period %u ns\n",
 		       all_samples ? "all arrivals" : "the arrivals Credence asks about", ns,
 		       100.0 * (double)(tr.tp + tr.fn + ho.tp + ho.fn) / (double)ns, tc.trees,
