@@ -154,6 +154,10 @@ int dc_forest_parse(const char *buf, size_t len, struct dc_rf_model *out, char *
 			say(why, whylen, lineno, "NUL byte in the file (not a text model)");
 			goto fail;
 		}
+		if (memchr(buf + pos, '\r', ll)) {
+			say(why, whylen, lineno, "carriage return in the line (DOS line ends: convert to \\n, e.g. dos2unix)");
+			goto fail;
+		}
 		memcpy(line, buf + pos, ll);
 		line[ll] = '\0';
 		pos += ll + 1;

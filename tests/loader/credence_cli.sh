@@ -40,6 +40,18 @@ expect "credence cli: sim runs Credence with the forest" 0 \
 	'# credence: predictor forest, flip 0: [0-9]+ predictions asked' \
 	"$D" sim --alg credence --predictor forest --model "$m" --slots 20000
 
+# the other training paths: a trace file (the live capture's format), the
+# Credence-with-oracle state on the consulted arrivals, retraining rounds
+"$D" sim --slots 20000 --seed 5 --write-trace "$tmp/trace.csv" >/dev/null
+sed -i '1s/.*/time_ns,port,priority,bytes,first_rtt/; 2,$s/^\([0-9]*\),/\1000000,/' "$tmp/trace.csv"
+expect "credence cli: train from a time_ns trace" 0 "arrivals \($tmp/trace.csv\)" \
+	"$D" credence train --trace "$tmp/trace.csv" --slot-ns 1000000 --out "$tmp/mt"
+t_check "credence cli: the trace-trained model passes check" "$D" credence check "$tmp/mt"
+expect "credence cli: train on Credence's consulted arrivals, 2 rounds" 0 '# 2 rounds; trained on' \
+	"$D" credence train --slots 20000 --state credence --samples consulted --rounds 2 --out "$tmp/mr"
+expect "credence cli: --state lqd with --samples consulted is a usage error" 2 'consults no predictor' \
+	"$D" credence train --slots 1000 --state lqd --samples consulted --out "$tmp/x"
+
 # bad files: reason, file:line, exit 1
 head -n 6 "$m" >"$tmp/trunc"
 expect "credence cli: truncated model refused (file:line, truncated)" 1 \

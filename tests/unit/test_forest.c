@@ -159,6 +159,8 @@ static void test_parse(void)
 		memcpy(t, "dcbpf-forest 1\ntr\0ees 2\n", 24);
 		refuse("forest file: NUL byte inside a line", t, 24, "NUL byte", "line 2");
 	}
+	refuse_s("forest file: DOS line ends refused with the fix", edit("end\n", "end\r\n"),
+		 "DOS line ends", "line 11");
 	big = malloc(300 * 1024);
 	memset(big, '#', 300 * 1024);
 	refuse("forest file: oversized (300 KiB) refused before parsing", big, 300 * 1024,
