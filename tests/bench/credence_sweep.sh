@@ -158,23 +158,23 @@ lvl() { jq -r --arg w "$1" --arg a "$2" --arg p "$3" \
 if command -v gnuplot >/dev/null; then
 	gp="$CRED_OUT/sweep.gp"
 	{
-		echo "set terminal png size 1200,450"
+		echo "set terminal png size 1200,500"
 		echo "set output '$CRED_OUT/sweep.png'"
 		echo "set multiplot layout 1,${#WORKLOADS[@]} title 'Credence: LQD/ALG (lower is better) vs flip probability of perfect predictions (0.0003 = no flip)'"
 		echo "set logscale x"
 		echo "set xrange [0.0002:0.15]"
 		echo "set xlabel 'flip probability'"
-		echo "set key top left"
+		echo "set key below"
 		i=0
 		for w in "${WORKLOADS[@]}"; do
 			name=${w%%|*}
 			echo "set title '$name'"
 			echo "set ylabel 'LQD / ALG'"
-			echo "plot '$dat' index $i using 1:2 with linespoints title 'oracle + flips', \\"
-			echo "  $(lvl "$name" dt -) with lines dt 2 title 'DT', \\"
-			echo "  $(lvl "$name" abm -) with lines dt 3 title 'ABM', \\"
-			echo "  $(lvl "$name" followlqd -) with lines dt 4 title 'FollowLQD', \\"
-			echo "  $(lvl "$name" credence forest) with lines lw 2 title 'forest'"
+			echo "plot '$dat' index $i using 1:2 with linespoints lc rgb 'black' title 'oracle + flips', \\"
+			echo "  $(lvl "$name" dt -) with lines dt 2 lw 2 lc rgb 'red' title 'DT', \\"
+			echo "  $(lvl "$name" abm -) with lines dt 3 lw 2 lc rgb 'blue' title 'ABM', \\"
+			echo "  $(lvl "$name" followlqd -) with lines dt 4 lc rgb 'gray50' title 'FollowLQD', \\"
+			echo "  $(lvl "$name" credence forest) with lines lw 2 lc rgb 'dark-green' title 'forest'"
 			i=$((i + 1))
 		done
 		echo "unset multiplot"
