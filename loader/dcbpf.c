@@ -48,7 +48,7 @@ static void usage(FILE *f)
 		"  switch up|down|status|list|sample|params ...   emulated switches (docs/cli.md)\n"
 		"  get sw.NAME[.KEY], set sw.NAME.KEY=VALUE...    switch parameters, live\n"
 		"  sim [OPTIONS]               buffer-sharing simulator (dcbpf sim --help)\n"
-		"  credence train|check|show ...  Credence's drop-predictor models (docs/credence.md)\n"
+		"  credence train|check|show|load|status ...  Credence's drop-predictor models (docs/credence.md)\n"
 		"  trace [--csv] [--cc CC] [--count N] [--duration S]\n"
 		"                              stream per-ACK CC decisions (ring buffer)\n"
 		"  int attach|detach|switch|dst|status ...\n"

@@ -152,6 +152,9 @@ static int sim_engine(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a
 		      __u64 nslots, struct dc_sim_result *r, const __u8 *pred, __u8 *fate,
 		      __u32 (*feat)[DC_RF_FEATURES], __u8 *asked);
 
+/* No EWMA sample yet (time of the last update). */
+#define EW_NEVER DC_U64_MAX
+
 int dc_sim_run_ex(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_t n,
 		  __u64 nslots, struct dc_sim_result *r, const __u8 *pred, __u8 *fate)
 {
@@ -193,7 +196,7 @@ static int sim_engine(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a
 	const __u64 fscale = unit ? c->slot_bytes : 1;
 	const __u64 ew_period = c->model ? c->model->ewma_period_ns : c->ewma_period_ns;
 	__u32 ew_q[DC_SIM_PORTS_MAX] = { 0 }, ew_Q = 0;
-	__u64 ew_t[DC_SIM_PORTS_MAX] = { 0 }, ew_tQ = 0;
+	__u64 ew_t[DC_SIM_PORTS_MAX], ew_tQ = EW_NEVER;
 	__u8 *labels = NULL;
 	struct ring ring[DC_SIM_PORTS_MAX];
 	__u64 *hist = NULL, Q = 0, t, bw, nbins, cum, want[3];
@@ -247,6 +250,8 @@ static int sim_engine(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a
 		return -1;
 	if (!prng)
 		prng = 1;
+	for (i = 0; i < DC_SIM_PORTS_MAX; i++)
+		ew_t[i] = EW_NEVER;
 	if (fate)
 		memset(fate, 0, n);
 	if (asked)
@@ -314,10 +319,14 @@ static int sim_engine(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a
 
 				x[DC_RF_F_QLEN] = dc_rf_feat(q[p->port] * fscale);
 				x[DC_RF_F_OCC] = dc_rf_feat(Q * fscale);
+				/* a queue's first sample replaces its average, as in
+				 * the data plane (include/dcbpf/vlqd.h) */
 				ew_q[p->port] = dc_rf_ewma(ew_q[p->port], x[DC_RF_F_QLEN],
+							   ew_t[p->port] == EW_NEVER ? ew_period :
 							   now - ew_t[p->port], ew_period);
 				ew_t[p->port] = now;
-				ew_Q = dc_rf_ewma(ew_Q, x[DC_RF_F_OCC], now - ew_tQ, ew_period);
+				ew_Q = dc_rf_ewma(ew_Q, x[DC_RF_F_OCC],
+						  ew_tQ == EW_NEVER ? ew_period : now - ew_tQ, ew_period);
 				ew_tQ = now;
 				x[DC_RF_F_QLEN_EWMA] = ew_q[p->port];
 				x[DC_RF_F_OCC_EWMA] = ew_Q;
