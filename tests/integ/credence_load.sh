@@ -54,9 +54,10 @@ else
 fi
 D=("$DCBPF" --pin-dir "$PIN")
 
-"$DCBPF" credence train --slots 20000 --seed 3 --out "$TMP/a" >/dev/null &&
-	"$DCBPF" credence train --slots 20000 --seed 4 --trees 2 --out "$TMP/b" >/dev/null ||
-	{ t_fail "credence load: train two models" "dcbpf credence train failed"; exit 1; }
+if ! "$DCBPF" credence train --slots 20000 --seed 3 --out "$TMP/a" >/dev/null ||
+	! "$DCBPF" credence train --slots 20000 --seed 4 --trees 2 --out "$TMP/b" >/dev/null; then
+	t_fail "credence load: train two models" "dcbpf credence train failed"; exit 1
+fi
 
 expect "credence load: a fresh switch has no model" 0 "switch $SW: no model loaded" \
 	"${D[@]}" credence status --switch "$SW"
