@@ -328,6 +328,23 @@ static void train_usage(FILE *f)
 		"dcbpf sim --help).\n");
 }
 
+/* A JSON string (quotes, backslashes and control characters escaped). */
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
 static int parse_u64(const char *s, __u64 *out, __u64 lo, __u64 hi)
 {
 	char *end;
@@ -651,11 +668,13 @@ int dc_credence_train_main(int argc, char **argv)
 		goto out;
 	}
 	if (json) {
-		printf("{\"model\": \"%s\", \"arrivals\": %zu, \"samples\": %zu, \"train\": %zu, "
+		printf("{\"model\": ");
+		json_str(stdout, out);
+		printf(", \"arrivals\": %zu, \"samples\": %zu, \"train\": %zu, "
 		       "\"holdout\": %zu, \"lqd_drop_rate\": %.6f, \"sample_drop_rate\": %.6f, "
 		       "\"state\": \"%s\", \"sample_set\": \"%s\", \"state_fate_agrees\": %.6f, "
 		       "\"rounds\": %u, \"trees\": %u, \"depth\": %u, \"seed\": %llu, \"ewma_period_ns\": %u, ",
-		       out, narr, ns, ntrain, ns - ntrain, (double)ndrop / (double)narr,
+		       narr, ns, ntrain, ns - ntrain, (double)ndrop / (double)narr,
 		       (double)(tr.tp + tr.fn + ho.tp + ho.fn) / (double)ns,
 		       state_lqd ? "lqd" : "credence", all_samples ? "all" : "consulted",
 		       (double)agree / (double)narr, rounds, tc.trees, tc.depth,
