@@ -18,6 +18,37 @@
 #include "dcbpf/admit.h"
 #include "maps/switch.h"
 
+/* dc_vlqd_sync as a bpf_loop over the ports (vlqd.h calls it through
+ * DC_VLQD_SYNC): one verified iteration instead of sixteen that fork. */
+struct dc_sync_ctx {
+	struct dc_sw_cred *c;
+	__u64 now, g;
+};
+
+static long dc_sync_port(__u32 j, void *data);
+
+#define DC_VLQD_SYNC(c, now)                                                    \
+	do {                                                                    \
+		struct dc_sync_ctx sx = { .c = (c), .now = (now) };             \
+		bpf_loop(DC_SW_PORTS_MAX, dc_sync_port, &sx, 0);                \
+		(c)->gamma_bytes = sx.g;                                        \
+	} while (0)
+
+#include "dcbpf/vlqd.h"
+
+static long dc_sync_port(__u32 j, void *data)
+{
+	struct dc_sync_ctx *x = data;
+	struct dc_sw_cred *c = x->c;
+
+	if (!c)
+		return 1;
+	j &= DC_SW_PORTS_MAX - 1;
+	dc_vlqd_drain(c, j, x->now);
+	x->g += c->T_bytes[j];
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* The switch's network namespace (inode), set by the loader: the qdisc
@@ -129,6 +160,232 @@ static __noinline int dc_route(struct xdp_md *ctx, struct iphdr *iph, struct ipv
 	return 0;
 }
 
+/* Longest real queue, for Credence's safeguard when the bounds in
+ * dc_cred_longest_bound leave it open.  Other ports' records are taken
+ * as they are (no staleness correction: the safeguard is a heuristic
+ * bound, and a stale queue only makes it more conservative). */
+static long dc_longest_one(__u32 j, void *data)
+{
+	__u64 *m = data;
+	const struct dc_sw_port *p = bpf_map_lookup_elem(&dc_sw_port, &j);
+
+	if (p && p->qlen_bytes > *m)
+		*m = p->qlen_bytes;
+	return 0;
+}
+
+static __always_inline __u64 dc_longest_queue(void)
+{
+	__u64 m = 0;
+
+	bpf_loop(DC_SW_PORTS_MAX, dc_longest_one, &m, 0);
+	return m;
+}
+
+/*
+ * The virtual LQD's search for room in bpf_loop callbacks (admit.h
+ * dc_cred_room_step = victim search + dc_cred_room_apply): verified once
+ * each, where the unrolled search forks the verifier per candidate victim
+ * and per round beyond its limit.
+ */
+struct dc_victim_ctx {
+	const __u64 *T;
+	__u64 best;
+	__u32 arriving, victim;
+};
+
+static long dc_victim_one(__u32 j, void *data)
+{
+	struct dc_victim_ctx *v = data;
+	const struct dc_sw_cred *c = (const void *)v->T;
+
+	if (!c)
+		return 1;
+	dc_lqd_victim_step(c->T_bytes, j & (DC_SW_PORTS_MAX - 1), v->arriving, &v->best, &v->victim);
+	return 0;
+}
+
+struct dc_room_ctx {
+	struct dc_sw_cred *c;
+	__u64 B;
+	__u32 i, len;
+	enum dc_cred_room r;
+};
+
+static long dc_room_round(__u32 k, void *data)
+{
+	struct dc_room_ctx *x = data;
+	struct dc_sw_cred *c = x->c;
+	struct dc_victim_ctx v;
+	__u32 i = x->i & (DC_SW_PORTS_MAX - 1);
+
+	if (!c)
+		return 1;
+	if (c->gamma_bytes + x->len <= x->B) {
+		x->r = DC_CRED_ROOM;
+		return 1;
+	}
+	v.T = c->T_bytes;
+	v.best = c->T_bytes[i] + x->len;
+	v.arriving = i;
+	v.victim = i;
+	bpf_loop(DC_SW_PORTS_MAX, dc_victim_one, &v, 0);
+	x->r = dc_cred_room_apply(c->T_bytes, &c->gamma_bytes, i, v.victim & (DC_SW_PORTS_MAX - 1),
+				  x->B, x->len);
+	return x->r != DC_CRED_MORE;
+}
+
+/* FollowLQD's update (vlqd.h dc_vlqd_arrival with the search in bpf_loop). */
+static __always_inline __u64 dc_vlqd_update(struct dc_sw_cred *c, __u32 i, __u32 rate_mbps,
+					    __u64 B, __u32 len, __u64 now)
+{
+	struct dc_room_ctx x = { .c = c, .B = B, .i = i, .len = len, .r = DC_CRED_ROOM };
+
+	i &= DC_SW_PORTS_MAX - 1;
+	if (dc_vlqd_prepare(c, i, rate_mbps, B, len, now)) {
+		x.r = DC_CRED_MORE;
+		bpf_loop(DC_SW_PORTS_MAX + 1, dc_room_round, &x, 0);
+	}
+	if (x.r == DC_CRED_ROOM)
+		dc_cred_take(c->T_bytes, &c->gamma_bytes, i, len);
+	return c->T_bytes[i];
+}
+
+/* dc_rf_score with one bpf_loop iteration per tree (forest.h). */
+struct dc_rf_ctx {
+	const struct dc_rf_model *m;
+	const __u32 *x;
+	__u64 sum;
+	__u32 nt;
+};
+
+static long dc_rf_one(__u32 t, void *data)
+{
+	struct dc_rf_ctx *r = data;
+	const struct dc_rf_model *m = r->m;
+	__u32 x[DC_RF_FEATURES];
+
+	if (!m || t >= r->nt)
+		return 1;
+	__builtin_memcpy(x, r->x, sizeof(x));
+	r->sum += dc_rf_tree(m, t, x);
+	return 0;
+}
+
+static __always_inline __u64 dc_rf_score_loop(const struct dc_rf_model *m,
+					      const __u32 x[DC_RF_FEATURES])
+{
+	struct dc_rf_ctx r = { .m = m, .x = x,
+			       .nt = m->n_trees < DC_RF_TREES_MAX ? m->n_trees : DC_RF_TREES_MAX };
+
+	bpf_loop(DC_RF_TREES_MAX, dc_rf_one, &r, 0);
+	return r.sum;
+}
+
+/* In and out of the Credence / FollowLQD path (scalars only: the path is
+ * a global function, which takes a pointer to plain memory). */
+struct dc_cred_io {
+	__u64 q, Q, B, now;		/* in: q_i, Q (after dc_stale_fix), B, clock */
+	__u64 thresh;			/* out: T_i after the arrival */
+	__u32 len, pid, alg, rate_mbps;	/* in */
+	__u32 x[DC_RF_FEATURES];	/* out: prediction features */
+	__u8 safeguard;			/* out: admitted by the B/N safeguard */
+	__u8 asked;			/* out: the model was evaluated */
+	__u8 nomodel;			/* out: a prediction was due, no model: admitted */
+	__u8 pad[5];
+};
+
+/*
+ * Credence and FollowLQD (admit.h steps 1-2, vlqd.h around them): update
+ * the virtual LQD, fold the features in, decide, and consult the model
+ * only where dc_cred_decide asks.  Without a model Credence admits there
+ * (predicts "accept"): it then behaves as FollowLQD plus the safeguard.
+ * A global function: the verifier checks it once, not once per path of
+ * the parser in front of it.  Returns enum dc_verdict.
+ */
+__noinline int dc_cred_path(struct dc_cred_io *o)
+{
+	const struct dc_rf_model *m = NULL;
+	const struct dc_sw_meta *meta;
+	__u64 period = DC_CRED_EWMA_DEFAULT_NS;
+	struct dc_cred_in ci;
+	struct dc_sw_cred *c;
+	__u32 zero = 0, slot, pid;
+	enum dc_verdict v;
+	bool ask;
+
+	if (!o)
+		return DC_V_ADMIT;
+	meta = bpf_map_lookup_elem(&dc_sw_meta, &zero);
+	c = bpf_map_lookup_elem(&dc_sw_cred, &zero);
+	if (!meta || !c)
+		return DC_V_ADMIT;
+	if (meta->model_loads) {
+		slot = meta->model_slot & 1;
+		m = bpf_map_lookup_elem(&dc_sw_model, &slot);
+		if (m && m->n_trees && m->ewma_period_ns)
+			period = m->ewma_period_ns;
+		else
+			m = NULL;
+	}
+	pid = o->pid & (DC_SW_PORTS_MAX - 1);
+	ci.T = dc_vlqd_update(c, pid, o->rate_mbps, o->B, o->len, o->now);
+	dc_cred_features(c, pid, o->q, o->Q, period, o->now, o->x);
+	ci.q = o->q;
+	ci.Q = o->Q;
+	ci.B = o->B;
+	ci.len = o->len;
+	ci.n = meta->nports ? meta->nports : 1;
+	ci.longest = 0;
+	if (o->alg == DC_ALG_CREDENCE) {
+		ci.longest = dc_cred_longest_bound(o->q, o->Q, ci.n, o->B);
+		if (ci.longest == DC_U64_MAX)
+			ci.longest = dc_longest_queue();
+	}
+	v = dc_cred_decide(o->alg, &ci, &ask);
+	o->thresh = ci.T;
+	o->safeguard = o->alg == DC_ALG_CREDENCE && v == DC_V_ADMIT && !ask;
+	if (ask) {
+		if (!m) {
+			o->nomodel = 1;
+		} else {
+			o->asked = 1;
+			if (dc_rf_drop_of(m, dc_rf_score_loop(m, o->x)))
+				v = DC_V_DROP_PRED;
+		}
+	}
+	return v;
+}
+
+/* One record to dc_sw_events; counted in ev_lost when the ring is full
+ * (no reader keeping up). */
+static __always_inline void dc_emit(struct dc_sw_counters *cnt, __u64 now, __u32 pid, __u32 prio,
+				    __u32 len, const struct dc_adm_in *in, __u64 thresh,
+				    const struct dc_cred_io *o, enum dc_verdict v, __u32 alg,
+				    __u8 flags)
+{
+	struct dc_sw_event *e = bpf_ringbuf_reserve(&dc_sw_events, sizeof(*e), 0);
+
+	if (!e) {
+		cnt->ev_lost++;
+		return;
+	}
+	e->time_ns = now;
+	e->thresh_bytes = thresh;
+	e->len = len;
+	e->q_bytes = dc_rf_feat(in->q);
+	e->occ_bytes = dc_rf_feat(in->Q);
+	e->q_ewma_bytes = o->x[DC_RF_F_QLEN_EWMA];
+	e->occ_ewma_bytes = o->x[DC_RF_F_OCC_EWMA];
+	e->port = (__u16)pid;
+	e->prio = (__u8)prio;
+	e->verdict = (__u8)v;
+	e->flags = flags;
+	e->alg = (__u8)alg;
+	__builtin_memset(e->pad, 0, sizeof(e->pad));
+	bpf_ringbuf_submit(e, 0);
+}
+
 /*
  * Attached at: XDP on every port of the switch (generic mode by default,
  * docs/admission.md says why), via a pinned XDP link.
@@ -152,12 +409,13 @@ int dc_sw_admit(struct xdp_md *ctx)
 	struct dc_sw_port *port;
 	const struct dc_sw_state *st;
 	struct dc_sw_counters *cnt;
+	struct dc_cred_io co = {};
 	struct dc_adm_in in;
-	__u32 zero = 0, key, len, prio, d, alg;
+	__u32 zero = 0, key, len, prio, d, alg, pid, every;
 	enum dc_verdict v;
 	__u64 thresh, now;
-	__u8 dscp;
-	bool first_rtt;
+	__u8 dscp, evf = 0;
+	bool first_rtt, cred;
 
 	if ((void *)(eth + 1) > data_end)
 		goto other;
@@ -215,7 +473,31 @@ int dc_sw_admit(struct xdp_md *ctx)
 	in.alpha_q16 = dc_adm_alpha(alg, cfg->alpha_q16[prio], cfg->alpha_first_rtt_q16, first_rtt);
 	in.gamma_q16 = port->gamma_q16 ? port->gamma_q16 : (__u32)DC_Q16_ONE;
 	in.n_congested = st->abm_congested;
-	v = dc_adm_decide(alg, &in, &thresh);
+	/* Credence's virtual queues drain with time and events are replayed
+	 * by the simulator: both need the fine clock, the others do not. */
+	cred = alg == DC_ALG_CREDENCE || alg == DC_ALG_FOLLOWLQD;
+	every = cfg->ev_sample_every;
+	if (cfg->ev_drops)
+		evf = DC_SW_EV_DROP;
+	if (every && (every == 1 || bpf_get_prandom_u32() % every == 0))
+		evf |= DC_SW_EV_SAMPLE;
+	if (cred || evf)
+		now = bpf_ktime_get_ns();
+	pid = key & (DC_SW_PORTS_MAX - 1);
+	if (cred) {
+		co.q = in.q;
+		co.Q = in.Q;
+		co.B = in.B;
+		co.now = now;
+		co.len = len;
+		co.pid = pid;
+		co.alg = alg;
+		co.rate_mbps = port->rate_mbps;
+		v = (enum dc_verdict)dc_cred_path(&co);
+		thresh = co.thresh;
+	} else {
+		v = dc_adm_decide(alg, &in, &thresh);
+	}
 	port->thresh_bytes = thresh;
 
 	key = key * DC_SW_PRIOS + prio;
@@ -224,9 +506,21 @@ int dc_sw_admit(struct xdp_md *ctx)
 		return v == DC_V_ADMIT ? XDP_PASS : XDP_DROP;
 	if (first_rtt)
 		cnt->first_rtt_pkts++;
+	if (cred) {
+		cnt->safeguard_pkts += co.safeguard;
+		cnt->pred_asked_pkts += co.asked;
+		cnt->pred_nomodel_pkts += co.nomodel;
+	}
+	if (v == DC_V_ADMIT)
+		evf &= ~DC_SW_EV_DROP;
+	if (evf)
+		dc_emit(cnt, now, pid, prio, len, &in, thresh, &co, v, alg,
+			evf | (first_rtt ? DC_SW_EV_FIRST_RTT : 0));
 	if (v != DC_V_ADMIT) {
 		if (v == DC_V_DROP_FULL)
 			cnt->drop_full_pkts++;
+		else if (v == DC_V_DROP_PRED)
+			cnt->drop_pred_pkts++;
 		else
 			cnt->drop_thresh_pkts++;
 		cnt->drop_bytes += len;

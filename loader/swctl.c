@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <linux/gen_stats.h>
 #include <linux/if_link.h>
@@ -39,6 +40,9 @@ enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2 };
 #define M_STATE "dc_sw_state"
 #define M_IFPORT "dc_sw_ifport"
 #define M_CNT "dc_sw_cnt"
+#define M_MODEL "dc_sw_model"
+#define M_CRED "dc_sw_cred"
+#define M_EVENTS "dc_sw_events"
 #define L_ENQ "link_q_enq"
 #define L_DEQ "link_q_deq"
 #define L_XDP_PREFIX "link_xdp_"
@@ -65,8 +69,8 @@ struct sw_param {
  * update cannot run more than 100 000 times a second.
  */
 static const struct sw_param sw_params[] = {
-	{ "alg", SW_K_ALG, SOFF(alg), 0, DC_ALG_ABM, 0, "-",
-	  "admission algorithm: cs, dt or abm (lqd is push-out: simulator only)" },
+	{ "alg", SW_K_ALG, SOFF(alg), 0, DC_ALG_FOLLOWLQD, 0, "-",
+	  "admission algorithm: cs, dt, abm, credence or followlqd (lqd is push-out: simulator only)" },
 	{ "buffer_bytes", DC_K_U32, SOFF(buffer_bytes), 1500, 0x7fffffff, 0, "bytes",
 	  "shared buffer B of the switch" },
 	{ "alpha", DC_K_Q16, SOFF(alpha_q16), 1, DC_ALPHA_MAX_Q16, DC_SW_PRIOS, "-",
@@ -120,7 +124,7 @@ static void sw_range(const struct sw_param *sp, char *buf, size_t len)
 	struct dc_param p = as_param(sp);
 
 	if (sp->kind == SW_K_ALG)
-		snprintf(buf, len, "cs, dt or abm");
+		snprintf(buf, len, "cs, dt, abm, credence or followlqd");
 	else if (sp->kind == SW_K_FIRST_RTT)
 		snprintf(buf, len, "0 or 1");
 	else
@@ -178,8 +182,8 @@ static int sw_param_apply(const struct sw_param *sp, int index, const char *text
 	unsigned int i;
 
 	if (sp->kind == SW_K_ALG) {
-		for (i = 0; i <= DC_ALG_ABM; i++)
-			if (!strcmp(text, alg_names[i])) {
+		for (i = 0; i < DC_ALG_MAX; i++)
+			if (i != DC_ALG_LQD && !strcmp(text, alg_names[i])) {
 				cfg->alg = i;
 				return 0;
 			}
@@ -343,20 +347,175 @@ static int sw_read_cfg(struct sw *s, struct dc_sw_meta *meta, struct dc_sw_cfg *
  * Publish a configuration: write the idle slot whole, then point
  * cfg_slot at it.  A reader holds either the old or the new slot.
  */
+/*
+ * dc_sw_meta is read, changed and written back whole by two writers
+ * (configuration and model); an exclusive flock on the switch's pin
+ * directory keeps one from undoing the other's flip.  -1 if it cannot be
+ * taken (the write then goes ahead unserialised, as before).
+ */
+static int sw_lock(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0 && flock(fd, LOCK_EX)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static void sw_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
 static int sw_write_cfg(struct sw *s, const struct dc_sw_cfg *cfg)
 {
 	struct dc_sw_meta meta;
 	__u32 zero = 0, idle;
+	int lk = sw_lock(s->dir), err = 0;
 
-	if (bpf_map_lookup_elem(s->meta, &zero, &meta))
-		return -errno;
+	if (bpf_map_lookup_elem(s->meta, &zero, &meta)) {
+		err = -errno;
+		goto out;
+	}
 	idle = (meta.cfg_slot & 1) ^ 1;
-	if (bpf_map_update_elem(s->cfg, &idle, cfg, BPF_ANY))
-		return -errno;
+	if (bpf_map_update_elem(s->cfg, &idle, cfg, BPF_ANY)) {
+		err = -errno;
+		goto out;
+	}
 	meta.cfg_slot = idle;
 	if (bpf_map_update_elem(s->meta, &zero, &meta, BPF_ANY))
-		return -errno;
+		err = -errno;
+out:
+	sw_unlock(lk);
+	return err;
+}
+
+/* ---- Credence model ------------------------------------------------------------ */
+
+/*
+ * After a flip, packets that read the old model_slot may still be walking
+ * the old slot; the next load overwrites that slot.  An XDP run lasts
+ * microseconds and cannot sleep, so a pause far above that before the
+ * loader returns keeps two loads from overlapping one packet.
+ */
+#define DC_SW_MODEL_GRACE_NS (2 * 1000 * 1000)
+
+static int sw_model_open(const char *pin_dir, const char *sw, char *dir, size_t dirlen, int *meta,
+			 int *model, char *why, size_t whylen)
+{
+	int err;
+
+	*meta = *model = -1;
+	if (!valid_name(sw)) {
+		snprintf(why, whylen, "'%s' is not a switch name (1-15 of A-Z a-z 0-9 - _)", sw);
+		return -EINVAL;
+	}
+	sw_dir(pin_dir, sw, dir, dirlen);
+	if (!dc_exists(dir)) {
+		snprintf(why, whylen, "switch '%s' is not up (no %s)", sw, dir);
+		return -ENOENT;
+	}
+	err = dc_pinned_map_open(dir, M_META, BPF_MAP_TYPE_ARRAY, 4, sizeof(struct dc_sw_meta), why,
+				 whylen);
+	if (err < 0)
+		return err;
+	*meta = err;
+	err = dc_pinned_map_open(dir, M_MODEL, BPF_MAP_TYPE_ARRAY, 4, sizeof(struct dc_rf_model), why,
+				 whylen);
+	if (err < 0) {
+		close(*meta);
+		*meta = -1;
+		return err;
+	}
+	*model = err;
 	return 0;
+}
+
+int dc_sw_model_load(const char *pin_dir, const char *sw, const struct dc_rf_model *m, char *why,
+		     size_t whylen)
+{
+	char dir[DC_PATH_LEN + 64];
+	struct dc_sw_meta meta;
+	struct timespec grace = { 0, DC_SW_MODEL_GRACE_NS };
+	__u32 zero = 0, idle;
+	int meta_fd, model_fd, lk, err, tree, node;
+
+	err = dc_rf_validate(m, &tree, &node);
+	if (err) {
+		if (tree < 0)
+			snprintf(why, whylen, "model refused: %s", dc_rf_strerror(err));
+		else if (node < 0)
+			snprintf(why, whylen, "model refused: tree %d: %s", tree, dc_rf_strerror(err));
+		else
+			snprintf(why, whylen, "model refused: tree %d node %d: %s", tree, node,
+				 dc_rf_strerror(err));
+		return -EINVAL;
+	}
+	err = sw_model_open(pin_dir, sw, dir, sizeof(dir), &meta_fd, &model_fd, why, whylen);
+	if (err)
+		return err;
+	lk = sw_lock(dir);
+	if (bpf_map_lookup_elem(meta_fd, &zero, &meta)) {
+		err = -errno;
+		snprintf(why, whylen, "reading %s/%s: %s", dir, M_META, strerror(errno));
+		goto out;
+	}
+	idle = meta.model_loads ? (meta.model_slot & 1) ^ 1 : 0;
+	if (bpf_map_update_elem(model_fd, &idle, m, BPF_ANY)) {
+		err = -errno;
+		snprintf(why, whylen, "writing %s/%s slot %u: %s; the running model stays", dir,
+			 M_MODEL, idle, strerror(errno));
+		goto out;
+	}
+	meta.model_slot = idle;
+	meta.model_loads++;
+	if (bpf_map_update_elem(meta_fd, &zero, &meta, BPF_ANY)) {
+		err = -errno;
+		snprintf(why, whylen, "publishing the model in %s/%s: %s; the running model stays", dir,
+			 M_META, strerror(errno));
+		goto out;
+	}
+	nanosleep(&grace, NULL);
+	snprintf(why, whylen, "model loaded into slot %u: %u trees, depth %u", idle, m->n_trees,
+		 m->depth);
+out:
+	sw_unlock(lk);
+	close(meta_fd);
+	close(model_fd);
+	return err;
+}
+
+int dc_sw_model_get(const char *pin_dir, const char *sw, struct dc_rf_model *m, bool *loaded,
+		    char *why, size_t whylen)
+{
+	char dir[DC_PATH_LEN + 64];
+	struct dc_sw_meta meta;
+	__u32 zero = 0, slot;
+	int meta_fd, model_fd, err;
+
+	memset(m, 0, sizeof(*m));
+	*loaded = false;
+	err = sw_model_open(pin_dir, sw, dir, sizeof(dir), &meta_fd, &model_fd, why, whylen);
+	if (err)
+		return err;
+	if (bpf_map_lookup_elem(meta_fd, &zero, &meta)) {
+		err = -errno;
+		snprintf(why, whylen, "reading %s/%s: %s", dir, M_META, strerror(errno));
+	} else if (meta.model_loads) {
+		slot = meta.model_slot & 1;
+		if (bpf_map_lookup_elem(model_fd, &slot, m)) {
+			err = -errno;
+			snprintf(why, whylen, "reading %s/%s: %s", dir, M_MODEL, strerror(errno));
+		} else {
+			*loaded = true;
+		}
+	}
+	close(meta_fd);
+	close(model_fd);
+	return err;
 }
 
 static int sum_counters(int fd, __u32 key, struct dc_sw_counters *out)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <dcbpf/switch.h>
+#include <dcbpf/forest.h>
 
 #include "json.h"
 
@@ -23,6 +24,19 @@ int dc_sw_set(const char *pin_dir, bool json, struct jw *j, int argc, char **arg
 int dc_sw_get(const char *pin_dir, bool json, struct jw *j, const char *key);
 /* One line per switch for `dcbpf status` (text), or a "switches" array. */
 void dc_sw_status_brief(const char *pin_dir, bool json, struct jw *j);
+/*
+ * Publish a Credence model on switch `sw`: validate it (dc_rf_validate),
+ * write the idle slot of <pin_dir>/sw/<sw>/dc_sw_model, then flip
+ * dc_sw_meta.model_slot, so a packet evaluates the old or the new model,
+ * never a mix.  On any error nothing changes, the running model stays and
+ * *why says why.  Returns 0 or a negative errno (-EINVAL: invalid model).
+ */
+int dc_sw_model_load(const char *pin_dir, const char *sw, const struct dc_rf_model *m, char *why,
+		     size_t whylen);
+/* The live model of switch `sw`; *loaded = false (and *m zeroed) when
+ * none was ever published.  0 or a negative errno with *why. */
+int dc_sw_model_get(const char *pin_dir, const char *sw, struct dc_rf_model *m, bool *loaded,
+		    char *why, size_t whylen);
 /* Defaults written at `switch up`. */
 void dc_sw_cfg_defaults(struct dc_sw_cfg *c);
 /* The parameter reference (markdown). */

@@ -10,6 +10,7 @@
 #define DCBPF_MAPS_SWITCH_H
 
 #include "dcbpf/switch.h"
+#include "dcbpf/forest.h"
 
 /* Two configuration slots; dc_sw_meta.cfg_slot names the live one. */
 struct {
@@ -75,5 +76,31 @@ struct {
 	__type(value, struct dc_sw_counters);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } dc_sw_cnt SEC(".maps");
+
+/* Credence's drop predictor: two model slots, dc_sw_meta.model_slot names
+ * the live one (written like dc_sw_cfg: idle slot, then flip). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct dc_rf_model);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_sw_model SEC(".maps");
+
+/* Credence / FollowLQD: the virtual LQD and the EWMA features. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dc_sw_cred);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_sw_cred SEC(".maps");
+
+/* Sampled arrivals and admission drops (struct dc_sw_event). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, DC_SW_EVENTS_BYTES);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_sw_events SEC(".maps");
 
 #endif

@@ -180,17 +180,22 @@ DC_INLINE __u32 dc_abm_n(__u32 congested)
  * §11 T-C2); otherwise the lowest index among the longest.  The arrival
  * counts in its own queue's length (q[arriving] + len).
  */
+DC_INLINE void dc_lqd_victim_step(const __u64 *q, __u32 j, __u32 arriving, __u64 *best,
+				  __u32 *victim)
+{
+	if (j != arriving && q[j] > *best) {
+		*best = q[j];
+		*victim = j;
+	}
+}
+
 DC_INLINE __u32 dc_lqd_victim(const __u64 *q, __u32 n, __u32 arriving, __u32 len)
 {
 	__u64 best = q[arriving] + len;
 	__u32 i, victim = arriving;
 
-	for (i = 0; i < n; i++) {
-		if (i != arriving && q[i] > best) {
-			best = q[i];
-			victim = i;
-		}
-	}
+	for (i = 0; i < n; i++)
+		dc_lqd_victim_step(q, i, arriving, &best, &victim);
 	return victim;
 }
 
@@ -234,28 +239,58 @@ DC_INLINE __u32 dc_lqd_victim(const __u64 *q, __u32 n, __u32 arriving, __u32 len
  */
 #define DC_CRED_QUEUES_MAX 64
 
+/* One round of step 1's search for room (the XDP program runs the rounds
+ * with bpf_loop, where an unrolled search is too costly to verify). */
+enum dc_cred_room {
+	DC_CRED_ROOM = 0,	/* Γ + len ≤ B: the arrival fits */
+	DC_CRED_VDROP = 1,	/* the virtual LQD drops the arrival */
+	DC_CRED_MORE = 2,	/* a queue shrank, still no room: another round */
+};
+
+/* The round's second half, once the victim j is known. */
+DC_INLINE enum dc_cred_room dc_cred_room_apply(__u64 *T, __u64 *gamma, __u32 i, __u32 j, __u64 B,
+					       __u32 len)
+{
+	__u64 d;
+
+	if (j == i)
+		return DC_CRED_VDROP;
+	d = *gamma + len - B;
+	if (d > T[j])
+		d = T[j];
+	T[j] -= d;
+	*gamma -= d;
+	return *gamma + len <= B ? DC_CRED_ROOM : DC_CRED_MORE;
+}
+
+DC_INLINE enum dc_cred_room dc_cred_room_step(__u64 *T, __u64 *gamma, __u32 n, __u32 i, __u64 B,
+					      __u32 len)
+{
+	if (*gamma + len <= B)
+		return DC_CRED_ROOM;
+	return dc_cred_room_apply(T, gamma, i, dc_lqd_victim(T, n, i, len), B, len);
+}
+
+/* The arrival joins queue i once there is room. */
+DC_INLINE void dc_cred_take(__u64 *T, __u64 *gamma, __u32 i, __u32 len)
+{
+	T[i] += len;
+	*gamma += len;
+}
+
 /* Step 1: the virtual LQD takes the arrival; *gamma is Γ = Σ T. */
 DC_INLINE void dc_cred_arrival(__u64 *T, __u64 *gamma, __u32 n, __u32 i, __u64 B, __u32 len)
 {
+	enum dc_cred_room r = DC_CRED_MORE;
 	__u32 k;
 
 	if (n > DC_CRED_QUEUES_MAX || i >= n)
 		return;
-	for (k = 0; k < DC_CRED_QUEUES_MAX && *gamma + len > B; k++) {
-		__u32 j = dc_lqd_victim(T, n, i, len);
-		__u64 d = *gamma + len - B;
-
-		if (j == i)
-			return;		/* the virtual LQD drops the arrival */
-		if (d > T[j])
-			d = T[j];
-		T[j] -= d;
-		*gamma -= d;
-	}
-	if (*gamma + len > B)
-		return;			/* not reached: each round empties a queue */
-	T[i] += len;
-	*gamma += len;
+	/* each round empties a queue or makes room: n rounds suffice */
+	for (k = 0; k < DC_CRED_QUEUES_MAX && r == DC_CRED_MORE; k++)
+		r = dc_cred_room_step(T, gamma, n, i, B, len);
+	if (r == DC_CRED_ROOM)
+		dc_cred_take(T, gamma, i, len);
 }
 
 /* Step 3: queue i's virtual LQD queue sends up to `sent` units. */

@@ -80,35 +80,47 @@ DC_INLINE __u32 dc_rf_feat(__u64 bytes)
 	return bytes > DC_U32_MAX ? DC_U32_MAX : (__u32)bytes;
 }
 
+/* Leaf probability (Q16) of tree t for x; 0 for a tree beyond n_trees.
+ * Bounded: at most DC_RF_DEPTH_MAX + 1 node visits. */
+DC_INLINE __u32 dc_rf_tree(const struct dc_rf_model *m, __u32 t, const __u32 x[DC_RF_FEATURES])
+{
+	__u32 idx = 0, d;
+
+	t &= DC_RF_TREES_MAX - 1;
+	for (d = 0; d <= DC_RF_DEPTH_MAX; d++) {
+		const struct dc_rf_node *n = &m->node[t][idx & (DC_RF_NODES_MAX - 1)];
+
+		if (n->flags & DC_RF_NODE_LEAF)
+			return n->value > DC_Q16_ONE ? DC_Q16_ONE : n->value;
+		idx = x[n->feature & (DC_RF_FEATURES - 1)] <= n->value ? n->left : n->right;
+	}
+	return 0;
+}
+
 /* Σ over trees of the leaf probabilities (Q16).  Bounded: at most
- * DC_RF_TREES_MAX × (DC_RF_DEPTH_MAX + 1) node visits. */
+ * DC_RF_TREES_MAX × (DC_RF_DEPTH_MAX + 1) node visits.  The XDP program
+ * runs the same sum with one bpf_loop iteration per tree (dc_rf_tree),
+ * since the unrolled loops are beyond the verifier's budget. */
 DC_INLINE __u64 dc_rf_score(const struct dc_rf_model *m, const __u32 x[DC_RF_FEATURES])
 {
 	__u32 nt = m->n_trees < DC_RF_TREES_MAX ? m->n_trees : DC_RF_TREES_MAX;
 	__u64 sum = 0;
-	__u32 t, d;
+	__u32 t;
 
-	for (t = 0; t < DC_RF_TREES_MAX; t++) {
-		__u32 idx = 0;
-
-		if (t >= nt)
-			break;
-		for (d = 0; d <= DC_RF_DEPTH_MAX; d++) {
-			const struct dc_rf_node *n = &m->node[t][idx & (DC_RF_NODES_MAX - 1)];
-
-			if (n->flags & DC_RF_NODE_LEAF) {
-				sum += n->value > DC_Q16_ONE ? DC_Q16_ONE : n->value;
-				break;
-			}
-			idx = x[n->feature & (DC_RF_FEATURES - 1)] <= n->value ? n->left : n->right;
-		}
-	}
+	for (t = 0; t < nt; t++)
+		sum += dc_rf_tree(m, t, x);
 	return sum;
+}
+
+/* Drop when the mean probability is above one half (score from above). */
+DC_INLINE bool dc_rf_drop_of(const struct dc_rf_model *m, __u64 score)
+{
+	return score * 2 > (__u64)m->n_trees * DC_Q16_ONE;
 }
 
 DC_INLINE bool dc_rf_predict_drop(const struct dc_rf_model *m, const __u32 x[DC_RF_FEATURES])
 {
-	return dc_rf_score(m, x) * 2 > (__u64)m->n_trees * DC_Q16_ONE;
+	return dc_rf_drop_of(m, dc_rf_score(m, x));
 }
 
 /* Why a model is refused (0 = valid). */

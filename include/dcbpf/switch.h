@@ -26,7 +26,18 @@
  *                           always equals Σ port qlen (Q of the papers)
  *   abm_*                   ABM periodic update
  * struct dc_sw_meta (dc_sw_meta, array, key 0): control plane only; XDP
- *   reads cfg_slot to pick the live configuration.
+ *   reads cfg_slot to pick the live configuration and model_slot to pick
+ *   the live model.
+ * struct dc_rf_model (dc_sw_model, array of 2 slots, include/dcbpf/forest.h):
+ *   dc_sw_model_load writes the idle slot whole, then flips
+ *   dc_sw_meta.model_slot (as for dc_sw_cfg); XDP reads the live slot.
+ * struct dc_sw_cred (dc_sw_cred, array, key 0): XDP admission only, under
+ *   Credence and FollowLQD: the virtual LQD's queues T_i and the EWMA
+ *   features.  Written by every CPU without a lock (docs/admission.md,
+ *   "Races").
+ * struct dc_sw_event (dc_sw_events, ring buffer): XDP admission writes
+ *   sampled arrivals and drops when dc_sw_cfg.ev_* ask for them; read by
+ *   `dcbpf switch capture` and `dcbpf trace --switch`.
  * struct dc_sw_cfg (dc_sw_cfg, array of 2 slots): control plane writes the
  *   idle slot whole, then flips dc_sw_meta.cfg_slot, so a reader sees one
  *   complete configuration (an array update is a memcpy a reader could
@@ -53,8 +64,8 @@
 #define DC_SW_CNT_ENTRIES (DC_SW_CNT_OTHER + 1)
 
 /* Buffer-sharing algorithm (dc_sw_cfg.alg).  Append only.  LQD is
- * push-out: only the simulator can run it; Credence and FollowLQD run in
- * the simulator for now (the data plane does not accept them yet). */
+ * push-out: only the simulator can run it; every other one runs in the
+ * simulator and in XDP. */
 enum dc_alg {
 	DC_ALG_CS = 0,		/* Complete Sharing */
 	DC_ALG_DT = 1,		/* Dynamic Thresholds */
@@ -77,6 +88,8 @@ struct dc_sw_cfg {
 	__u32 alpha_first_rtt_q16;	/* α of first-RTT (unscheduled) packets */
 	__u32 alpha_q16[DC_SW_PRIOS];	/* α per priority (DT, ABM) */
 	__u8 dscp_prio[64];		/* DSCP → priority | DC_SW_DSCP_FIRST_RTT */
+	__u32 ev_sample_every;		/* emit 1 in N arrivals to dc_sw_events; 0 = none */
+	__u32 ev_drops;			/* 1 = emit every admission drop */
 };
 
 struct dc_sw_port {
@@ -113,7 +126,52 @@ struct dc_sw_meta {
 	__u32 pad;
 	char netns[32];		/* name under /var/run/netns */
 	char name[DC_SW_NAME_LEN];
+	__u32 model_slot;	/* live slot of dc_sw_model (0 or 1) */
+	__u32 model_loads;	/* models published so far; 0 = none loaded */
 };
+
+/*
+ * Credence / FollowLQD state (dc_sw_cred, key 0).  T_bytes[i] is the
+ * virtual LQD's queue i (the threshold T_i), gamma_bytes Γ = Σ T_i.
+ * Each T_i drains at its port's rate from drain_ns[i] on (elapsed time ×
+ * rate, docs/admission.md).  The EWMA features average the arriving
+ * packets' q_i and Q over the model's ewma_period_ns.
+ */
+struct dc_sw_cred {
+	__u64 T_bytes[DC_SW_PORTS_MAX];
+	__u64 drain_ns[DC_SW_PORTS_MAX];	/* T_i drained up to this time */
+	__u64 gamma_bytes;
+	__u64 occ_ewma_ns;			/* time of the last Q EWMA update */
+	__u64 q_ewma_ns[DC_SW_PORTS_MAX];
+	__u32 q_ewma_bytes[DC_SW_PORTS_MAX];	/* EWMA(q_i) */
+	__u32 occ_ewma_bytes;			/* EWMA(Q) */
+	__u32 pad;
+	__u32 rate_mbps[DC_SW_PORTS_MAX];	/* copied from dc_sw_port by XDP */
+};
+
+/* dc_sw_event.flags */
+#define DC_SW_EV_SAMPLE 0x01	/* a sampled arrival (any verdict) */
+#define DC_SW_EV_DROP 0x02	/* an admission drop */
+#define DC_SW_EV_FIRST_RTT 0x04	/* the packet carried the first-RTT mark */
+
+/* One record of dc_sw_events: an arrival at admission, its features and
+ * verdict (enum dc_verdict). */
+struct dc_sw_event {
+	__u64 time_ns;		/* bpf_ktime_get_ns (CLOCK_MONOTONIC) */
+	__u64 thresh_bytes;	/* threshold the packet met (T, or T_i) */
+	__u32 len;		/* frame bytes */
+	__u32 q_bytes;		/* q_i before the packet (saturated) */
+	__u32 occ_bytes;	/* Q before the packet */
+	__u32 q_ewma_bytes;	/* EWMA(q_i), 0 outside Credence/FollowLQD */
+	__u32 occ_ewma_bytes;	/* EWMA(Q) */
+	__u16 port;
+	__u8 prio;
+	__u8 verdict;		/* enum dc_verdict */
+	__u8 flags;		/* DC_SW_EV_* */
+	__u8 alg;
+	__u8 pad[6];
+};
+#define DC_SW_EVENTS_BYTES (256 * 1024)
 
 /* Route cache (dc_sw_route, hash): destination → egress port, so the
  * FIB is consulted once per destination and 100 ms rather than per
@@ -146,6 +204,11 @@ struct dc_sw_counters {
 	__u64 first_rtt_pkts;	/* admitted or not, carried the first-RTT mark */
 	__u64 other_pkts;	/* key DC_SW_CNT_OTHER: not IP, malformed, no
 				 * route, not to a switch port: passed */
+	__u64 drop_pred_pkts;	/* Credence: dropped on the prediction */
+	__u64 pred_asked_pkts;	/* Credence: prediction consulted (model loaded) */
+	__u64 pred_nomodel_pkts;/* Credence: would consult, no model: admitted */
+	__u64 safeguard_pkts;	/* Credence: admitted by the B/N safeguard */
+	__u64 ev_lost;		/* events the ring buffer had no room for */
 };
 
 #endif
