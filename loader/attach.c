@@ -257,3 +257,48 @@ int dc_detach_netlink(const struct dc_attach *a)
 	dc_netns_leave(saved);
 	return err;
 }
+
+int dc_tc_query(const struct dc_attach *a, __u32 *prog_id)
+{
+	char why[256];
+	__u32 ifindex;
+	int saved, err;
+
+	err = dc_netns_enter(a->netns, &saved, why, sizeof(why));
+	if (err)
+		return err;
+	err = ifindex_here(a->netns, a->ifname, &ifindex, why, sizeof(why));
+	if (!err) {
+		LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)ifindex,
+			    .attach_point = a->hook == DC_HOOK_TC_INGRESS ? BPF_TC_INGRESS :
+									      BPF_TC_EGRESS);
+		LIBBPF_OPTS(bpf_tc_opts, opts, .handle = DC_TC_HANDLE, .priority = DC_TC_PRIO);
+		libbpf_print_fn_t prev;
+
+		/* "no clsact qdisc" is an answer here, not a failure to log */
+		prev = libbpf_set_print(NULL);
+		err = bpf_tc_query(&hook, &opts);
+		libbpf_set_print(prev);
+		if (!err)
+			*prog_id = opts.prog_id;
+		else if (err == -EINVAL)
+			err = -ENOENT; /* no clsact qdisc on this device */
+	}
+	dc_netns_leave(saved);
+	return err;
+}
+
+int dc_link_ifindex(int link_fd, __u32 *link_id, __u32 *ifindex)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(link_fd, &info, &len))
+		return -errno;
+	*link_id = info.id;
+	/* tcx (6.6) is newer than these headers; its ifindex is the union's
+	 * first word, where xdp.ifindex sits too */
+	*ifindex = info.xdp.ifindex;
+	return 0;
+}

@@ -52,6 +52,8 @@ static void usage(FILE *f)
 		"  int attach|detach|switch|dst|status ...\n"
 		"                              in-band telemetry on hosts and switches\n"
 		"  metrics [--textfile PATH]   Prometheus text format (PATH: write, then rename)\n"
+		"  attach|detach [--netns NS] IFACE...\n"
+		"                              host INT programs on interfaces at run time\n"
 		"Options:\n"
 		"  -c, --config FILE  read pin_dir and lock_file from FILE (default %s, if present)\n"
 		"  -d, --pin-dir DIR  pinned state under DIR (overrides the config)\n"
@@ -785,7 +787,8 @@ static int cmd_params(struct cli *c)
 		dc_param_format(p, base, val, sizeof(val));
 		dc_param_range(p, range, sizeof(range));
 		jw_obj(&c->j, NULL);
-		jw_str(&c->j, "section", p->scope == DC_SCOPE_DAEMON ? "daemon" : "cc");
+		jw_str(&c->j, "section", p->scope == DC_SCOPE_DAEMON ? "daemon" :
+					 p->scope == DC_SCOPE_INT ? "int" : "cc");
 		jw_str(&c->j, "key", p->name);
 		jw_str(&c->j, "default", val);
 		jw_str(&c->j, "allowed", range);
@@ -798,6 +801,47 @@ static int cmd_params(struct cli *c)
 	jw_end_arr(&c->j);
 	jw_done(&c->j);
 	return EXIT_OK;
+}
+
+/* ---- attach / detach ------------------------------------------------------ */
+
+/*
+ * Host INT programs on interfaces at run time, in the [int] namespace of
+ * the config unless --netns says otherwise.  Pinned like the daemon's own,
+ * so a running or restarted dcbpfd adopts them (docs/cli.md).
+ */
+static int cmd_attach(struct cli *c, int argc, char **argv, bool detach)
+{
+	static const struct option opts[] = {
+		{ "netns", required_argument, NULL, 'n' },
+		{ "no-links", no_argument, NULL, 'L' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *netns = c->cfg.intf.netns[0] ? c->cfg.intf.netns : NULL;
+	bool no_links = false;
+	int o;
+
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "+n:", opts, NULL)) != -1) {
+		switch (o) {
+		case 'n':
+			netns = *optarg ? optarg : NULL;
+			break;
+		case 'L':
+			no_links = true;
+			break;
+		default:
+			fprintf(stderr, "usage: dcbpf %s [--netns NS] [--no-links] IFACE...\n", argv[0]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "usage: dcbpf %s [--netns NS] [--no-links] IFACE...\n", argv[0]);
+		return EXIT_USAGE;
+	}
+	if (dc_require_root("dcbpf", c->pin_dir))
+		return EXIT_ERR;
+	return dc_int_host_cmd(c->pin_dir, netns, no_links, argc - optind, argv + optind, detach);
 }
 
 /* ---- main --------------------------------------------------------------- */
@@ -906,6 +950,8 @@ int main(int argc, char **argv)
 		return dc_cmd_trace(c.pin_dir, argc, argv);
 	if (!strcmp(cmd, "int"))
 		return dc_int_main(c.pin_dir, argc, argv);
+	if (!strcmp(cmd, "attach") || !strcmp(cmd, "detach"))
+		return cmd_attach(&c, argc, argv, !strcmp(cmd, "detach"));
 	if (!strcmp(cmd, "metrics"))
 		return dc_metrics_main(c.pin_dir, c.cfg.daemon.lock_file, argc, argv);
 	if (!strcmp(cmd, "help")) {

@@ -14,13 +14,23 @@
 #include <string.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <poll.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "bpfsys.h"
 #include "config.h"
 #include "log.h"
+#include "attach.h"
+#include "inthost.h"
+#include "metrics.h"
 #include "object.h"
 
 enum {
@@ -33,6 +43,7 @@ enum {
 };
 
 #define MAX_OBJ_PINS 16
+#define MAX_IFACES 256
 
 struct cc_reg {
 	int link_fd;		/* struct_ops link, or -1 */
@@ -61,6 +72,13 @@ struct daemon {
 	/* config entries found before this run wrote them (restored on failure) */
 	bool prev_valid[DC_CC_MAX];
 	struct dc_cc_cfg prev[DC_CC_MAX];
+	/* [int]: interfaces that carry the host programs because the config
+	 * names them (attached or adopted by this run); only these are taken
+	 * off when the config stops naming them */
+	char owned[MAX_IFACES][IF_NAMESIZE];
+	int nowned;
+	int nl_fd;		/* RTNLGRP_LINK of the [int] namespace, or -1 */
+	int timer_fd;		/* metrics_file period, or -1 */
 };
 
 static void usage(FILE *f)
@@ -70,8 +88,9 @@ static void usage(FILE *f)
 		"  -c, --config FILE  config file (default %s)\n"
 		"  -t, --test         validate the config and exit (0 ok, 1 invalid)\n"
 		"  -k, --keep         on SIGTERM/SIGINT leave the CCs registered and pinned\n"
-		"      --no-links     register by struct_ops map update even where the\n"
-		"                     kernel has struct_ops links (the 6.1 path)\n"
+		"      --no-links     register by struct_ops map update and attach the INT\n"
+		"                     programs by netlink even where the kernel has links\n"
+		"                     (the 6.1 path)\n"
 		"  -v, --verbose      log at debug level (overrides log_level)\n"
 		"  -h, --help\n"
 		"Signals: SIGHUP reloads the config; SIGTERM/SIGINT stop.\n"
@@ -80,13 +99,18 @@ static void usage(FILE *f)
 		DC_CONF_DEFAULT);
 }
 
-static void log_errbuf(const struct dc_errbuf *eb)
+static void log_errbuf_level(const struct dc_errbuf *eb, __u32 level)
 {
 	char copy[sizeof(eb->msg)], *line, *save = NULL;
 
 	memcpy(copy, eb->msg, sizeof(copy));
 	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		dc_err("%s", line);
+		dc_log(level, "%s", line);
+}
+
+static void log_errbuf(const struct dc_errbuf *eb)
+{
+	log_errbuf_level(eb, DC_LOG_ERROR);
 }
 
 /*
@@ -312,6 +336,13 @@ static int load_object(struct daemon *d)
 		if (p && n < MAX_OBJ_PINS)
 			existed[n++] = dc_exists(p);
 	}
+	{
+		struct dc_errbuf notes = { .len = 0 };
+
+		if (dc_obj_size_flow_maps(d->obj, d->cfg.daemon.flows_max, &notes)) {
+			log_errbuf_level(&notes, DC_LOG_WARN);
+		}
+	}
 	err = bpf_object__load(d->obj);
 	/* record what this load pinned, even after a partial failure */
 	n = 0;
@@ -393,6 +424,298 @@ static int write_cfg(struct daemon *d, const struct dc_cc_cfg *want, const char 
 	return 0;
 }
 
+/* ---- [int]: host INT programs on the configured interfaces ------------- */
+
+static const char *int_ns(const struct dc_config *c)
+{
+	return c->intf.netns[0] ? c->intf.netns : NULL;
+}
+
+static int owned_find(const struct daemon *d, const char *ifname)
+{
+	int i;
+
+	for (i = 0; i < d->nowned; i++)
+		if (!strcmp(d->owned[i], ifname))
+			return i;
+	return -1;
+}
+
+static void owned_add(struct daemon *d, const char *ifname)
+{
+	if (owned_find(d, ifname) < 0 && d->nowned < MAX_IFACES)
+		snprintf(d->owned[d->nowned++], IF_NAMESIZE, "%s", ifname);
+}
+
+static void owned_del(struct daemon *d, int i)
+{
+	memcpy(d->owned[i], d->owned[--d->nowned], IF_NAMESIZE);
+}
+
+static __u32 find_ifindex(const struct if_nameindex *ifs, const char *name)
+{
+	for (; ifs && ifs->if_index; ifs++)
+		if (!strcmp(ifs->if_name, name))
+			return ifs->if_index;
+	return 0;
+}
+
+/* The interfaces of a namespace; NULL with *why if it cannot be entered. */
+static struct if_nameindex *list_ifaces(const char *netns, char *why, size_t whylen)
+{
+	struct if_nameindex *ifs;
+	int saved;
+
+	if (dc_netns_enter(netns, &saved, why, whylen))
+		return NULL;
+	ifs = if_nameindex();
+	if (!ifs)
+		snprintf(why, whylen, "cannot list the interfaces of namespace %s: %s",
+			 netns ? netns : "(own)", strerror(errno));
+	dc_netns_leave(saved);
+	return ifs;
+}
+
+/*
+ * Bring the attachments of the [int] namespace in line with `interfaces`:
+ * forget links of devices that are gone, take the programs off interfaces
+ * the config named before and no longer does, attach them where a matching
+ * interface has none.  Attachments that are already there are left alone
+ * (adopted), so live programs are never detached and attached again.
+ */
+static void int_reconcile(struct daemon *d, const char *why_now)
+{
+	const char *netns = int_ns(&d->cfg), *globs = d->cfg.intf.interfaces;
+	char names[MAX_IFACES][16], why[512];
+	struct dc_int_host *host = NULL;
+	struct if_nameindex *ifs, *it;
+	__u32 ids[2];
+	int i, n;
+
+	ifs = list_ifaces(netns, why, sizeof(why));
+	if (!ifs) {
+		dc_err("[int] %s", why);
+		return;
+	}
+	n = dc_int_host_pinned(d->cfg.daemon.pin_dir, netns, names, MAX_IFACES);
+	for (i = 0; i < n; i++) {
+		__u32 idx = find_ifindex(ifs, names[i]);
+
+		if (idx && dc_int_host_state(d->cfg.daemon.pin_dir, netns, names[i], idx, ids))
+			continue;
+		/* the device went away (its links went with it): drop the pins */
+		dc_int_host_detach(d->cfg.daemon.pin_dir, netns, names[i]);
+		dc_info("%s: interface gone; forgot its INT links (%s)", names[i], why_now);
+	}
+	for (i = d->nowned - 1; i >= 0; i--) {
+		if (!find_ifindex(ifs, d->owned[i])) {
+			owned_del(d, i);
+		} else if (!dc_iface_matches(globs, d->owned[i])) {
+			dc_int_host_detach(d->cfg.daemon.pin_dir, netns, d->owned[i]);
+			dc_info("%s: no longer in [int] interfaces; INT programs detached (%s)",
+				d->owned[i], why_now);
+			owned_del(d, i);
+		}
+	}
+	for (it = ifs; it->if_index; it++) {
+		if (!dc_iface_matches(globs, it->if_name))
+			continue;
+		n = dc_int_host_state(d->cfg.daemon.pin_dir, netns, it->if_name, it->if_index, ids);
+		if (n == 2) {
+			if (owned_find(d, it->if_name) < 0)
+				dc_info("%s: INT programs already attached (egress %u, ingress %u); adopted",
+					it->if_name, ids[0], ids[1]);
+			owned_add(d, it->if_name);
+			continue;
+		}
+		if (n == 1) /* half attached (an interrupted attach): start over */
+			dc_int_host_detach(d->cfg.daemon.pin_dir, netns, it->if_name);
+		if (!host) {
+			host = dc_int_host_open(d->cfg.daemon.pin_dir, d->cfg.daemon.flows_max, why,
+						sizeof(why));
+			if (!host) {
+				dc_err("[int] %s", why);
+				break;
+			}
+		}
+		if (dc_int_host_attach(host, netns, it->if_name, d->no_links, why, sizeof(why))) {
+			dc_err("%s: %s; retried at the next reload or link change", it->if_name, why);
+			continue;
+		}
+		dc_int_host_state(d->cfg.daemon.pin_dir, netns, it->if_name, it->if_index, ids);
+		dc_info("%s: INT programs attached (egress %u, ingress %u; %s)", it->if_name, ids[0],
+			ids[1], why_now);
+		owned_add(d, it->if_name);
+	}
+	dc_int_host_close(host);
+	if_freenameindex(ifs);
+}
+
+/*
+ * Destination prefixes: the entries the old config set and the new one
+ * does not are deleted, the new ones written; prefixes added at run time
+ * with `dcbpf int dst add` are left alone.
+ */
+static void int_destinations(struct daemon *d, const char *old, const char *new)
+{
+	char path[DC_PATH_LEN + 32], tok[64], why[256];
+	struct dc_int_dst_key k;
+	struct dc_int_dst_cfg v = { 0 };
+	const char *p;
+	int fd;
+
+	if (!*old && !*new)
+		return;
+	dc_path(path, sizeof(path), d->cfg.daemon.pin_dir, "dc_int_dst");
+	fd = bpf_obj_get(path);
+	if (fd < 0 && *new) {
+		/* nothing attached yet: loading the host object pins its maps */
+		struct dc_int_host *h = dc_int_host_open(d->cfg.daemon.pin_dir,
+							 d->cfg.daemon.flows_max, why, sizeof(why));
+
+		dc_int_host_close(h);
+		fd = bpf_obj_get(path);
+	}
+	if (fd < 0) {
+		if (*new)
+			dc_err("[int] destinations: %s not pinned: %s", path, strerror(errno));
+		return;
+	}
+	for (p = old; dc_list_next(&p, tok, sizeof(tok));) {
+		char t2[64];
+		const char *q = new;
+		bool keep = false;
+
+		while (dc_list_next(&q, t2, sizeof(t2)))
+			keep |= !strcmp(t2, tok);
+		if (!keep && !dc_prefix_parse(tok, &k.addr, &k.prefixlen, &v.slots, why, sizeof(why)) &&
+		    !bpf_map_delete_elem(fd, &k))
+			dc_info("[int] destination %s removed", tok);
+	}
+	for (p = new; dc_list_next(&p, tok, sizeof(tok));) {
+		if (dc_prefix_parse(tok, &k.addr, &k.prefixlen, &v.slots, why, sizeof(why)))
+			continue; /* validated with the config */
+		v.flags = 0;
+		if (bpf_map_update_elem(fd, &k, &v, BPF_ANY))
+			dc_err("[int] destination %s: %s", tok, strerror(errno));
+		else
+			dc_dbg("[int] destination %s (%u slots)", tok, v.slots);
+	}
+	close(fd);
+}
+
+/* Netlink socket for link changes, opened inside the [int] namespace. */
+static int nl_open(const char *netns)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK };
+	char why[256];
+	int saved, fd;
+
+	if (dc_netns_enter(netns, &saved, why, sizeof(why))) {
+		dc_err("[int] %s", why);
+		return -1;
+	}
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0)
+		dc_err("[int] netlink socket for link changes: %s; interfaces that appear later "
+		       "are attached at the next reload", strerror(errno));
+	dc_netns_leave(saved);
+	return fd;
+}
+
+static void int_setup(struct daemon *d)
+{
+	if (d->nl_fd >= 0)
+		close(d->nl_fd);
+	d->nl_fd = d->cfg.intf.interfaces[0] ? nl_open(int_ns(&d->cfg)) : -1;
+}
+
+/* Any link added, renamed or removed: reconcile (cheap when nothing changed). */
+static void on_netlink(struct daemon *d)
+{
+	char buf[16384];
+	bool changed = false;
+	ssize_t n;
+
+	while ((n = recv(d->nl_fd, buf, sizeof(buf), 0)) > 0 || (n < 0 && errno == ENOBUFS)) {
+		struct nlmsghdr *h;
+
+		if (n < 0) { /* overrun: we lost events, so look at everything */
+			changed = true;
+			continue;
+		}
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (unsigned int)n); h = NLMSG_NEXT(h, n))
+			changed |= h->nlmsg_type == RTM_NEWLINK || h->nlmsg_type == RTM_DELLINK;
+	}
+	if (changed)
+		int_reconcile(d, "link change");
+}
+
+/* Stop without --keep: every host attachment under the pin dir goes. */
+static void int_stop(struct daemon *d)
+{
+	char dir[DC_PATH_LEN + 8], names[MAX_IFACES][16];
+	const char *netns = int_ns(&d->cfg);
+	struct dirent *de;
+	DIR *dp;
+	int i, n;
+
+	/* netlink attachments (no pins) of the configured interfaces */
+	for (i = 0; i < d->nowned; i++) {
+		dc_int_host_detach(d->cfg.daemon.pin_dir, netns, d->owned[i]);
+		dc_info("%s: INT programs detached (stop)", d->owned[i]);
+	}
+	d->nowned = 0;
+	snprintf(dir, sizeof(dir), "%s/int", d->cfg.daemon.pin_dir);
+	dp = opendir(dir);
+	while (dp && (de = readdir(dp))) {
+		const char *ns = strcmp(de->d_name, "host") ? de->d_name : NULL;
+
+		if (de->d_name[0] == '.')
+			continue;
+		n = dc_int_host_pinned(d->cfg.daemon.pin_dir, ns, names, MAX_IFACES);
+		for (i = 0; i < n; i++) {
+			dc_int_host_detach(d->cfg.daemon.pin_dir, ns, names[i]);
+			dc_info("%s%s%s: INT programs detached", ns ? ns : "", ns ? "/" : "", names[i]);
+		}
+		dc_int_host_tidy(d->cfg.daemon.pin_dir, ns);
+	}
+	if (dp)
+		closedir(dp);
+}
+
+/* ---- metrics_file ------------------------------------------------------- */
+
+static void metrics_arm(struct daemon *d)
+{
+	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+
+	if (d->timer_fd < 0)
+		d->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (d->timer_fd < 0) {
+		dc_err("metrics_file: timerfd: %s", strerror(errno));
+		return;
+	}
+	if (d->cfg.daemon.metrics_file[0]) {
+		its.it_interval.tv_sec = d->cfg.daemon.metrics_interval_s;
+		its.it_value.tv_nsec = 1; /* first write now */
+	}
+	timerfd_settime(d->timer_fd, 0, &its, NULL);
+}
+
+static void metrics_write(struct daemon *d, bool up)
+{
+	if (!d->cfg.daemon.metrics_file[0])
+		return;
+	if (dc_metrics_write(d->cfg.daemon.pin_dir, NULL, up, d->cfg.daemon.metrics_file))
+		dc_warn("metrics_file %s not written (reason above); retried in %u s",
+			d->cfg.daemon.metrics_file, d->cfg.daemon.metrics_interval_s);
+}
+
 /* ---- lifecycle ---------------------------------------------------------- */
 
 static void list_leftovers(const char *dir)
@@ -468,14 +791,18 @@ static void undo_start(struct daemon *d)
 /* A normal stop without --keep: the daemon owns everything it pinned or adopted. */
 static void stop_full(struct daemon *d)
 {
-	char path[DC_PATH_LEN + 32];
+	char path[DC_PATH_LEN + 32], maps[64][32];
 	unsigned int i;
+	int nmaps;
 
+	int_stop(d);
 	for (i = 0; i < DC_CC_MAX; i++)
 		if (d->reg[i].registered || d->reg[i].adopted)
 			unregister_cc(d, &dc_ccs[i]);
-	for (i = 0; i < dc_npinned_maps; i++) {
-		pin_path(d, dc_pinned_maps[i], path, sizeof(path));
+	/* whatever the objects pin by name, so a map added to them is removed too */
+	nmaps = dc_obj_pinned_map_names(maps, 64);
+	for (i = 0; i < (unsigned int)nmaps; i++) {
+		pin_path(d, maps[i], path, sizeof(path));
 		if (!unlink(path))
 			dc_dbg("unpinned %s", path);
 		else if (errno != ENOENT)
@@ -505,6 +832,15 @@ static int start(struct daemon *d)
 		       err == -EXDEV ? "not on a bpffs mount (use a path under " DC_BPFFS_ROOT ")" :
 				       strerror(-err));
 		return EXIT_RUNTIME;
+	}
+	if (d->cfg.intf.netns[0]) {
+		__u32 ino;
+		char why[256];
+
+		if (dc_netns_ino(d->cfg.intf.netns, &ino, why, sizeof(why))) {
+			dc_err("[int] netns = %s: %s; create it or fix the config", d->cfg.intf.netns, why);
+			goto fail_runtime;
+		}
 	}
 	d->nargs = dc_kernel_cong_control_nargs();
 	if (d->nargs < 0) {
@@ -555,6 +891,17 @@ static int start(struct daemon *d)
 			goto fail_runtime;
 		}
 		dc_info("adopted pinned state under %s; nothing loaded", pin_dir);
+		{
+			char path[DC_PATH_LEN + 32];
+			unsigned int have;
+
+			pin_path(d, DC_MAP_FLOWS, path, sizeof(path));
+			have = dc_pinned_max_entries(path);
+			if (have && have != d->cfg.daemon.flows_max)
+				dc_warn("flows_max = %u, but the adopted %s has %u entries: the pinned maps "
+					"keep their size until they are removed (stop dcbpfd without --keep, "
+					"then start it)", d->cfg.daemon.flows_max, path, have);
+		}
 	}
 
 	/* config before registration: no socket ever runs on defaults */
@@ -570,6 +917,12 @@ static int start(struct daemon *d)
 		if (rc)
 			goto fail;
 	}
+	/* the listener first: a device that appears during the first pass is
+	 * seen by the next one */
+	int_setup(d);
+	int_reconcile(d, "start");
+	int_destinations(d, "", d->cfg.intf.destinations);
+	metrics_arm(d);
 	return EXIT_OK;
 
 fail_runtime:
@@ -603,13 +956,51 @@ static void reload(struct daemon *d)
 			d->cfg.daemon.lock_file, nc.daemon.lock_file, d->cfg.daemon.lock_file);
 		memcpy(nc.daemon.lock_file, d->cfg.daemon.lock_file, sizeof(nc.daemon.lock_file));
 	}
-	if (nc.daemon.log_level != d->cfg.daemon.log_level && dc_log_get_level() == d->cfg.daemon.log_level)
-		dc_log_set_level(nc.daemon.log_level);
+	if (nc.daemon.flows_max != d->cfg.daemon.flows_max) {
+		dc_warn("reload: flows_max %u -> %u needs a full restart (stop without --keep, start); "
+			"keeping %u", d->cfg.daemon.flows_max, nc.daemon.flows_max, d->cfg.daemon.flows_max);
+		nc.daemon.flows_max = d->cfg.daemon.flows_max;
+	}
+	/* everything that can fail is checked before anything is applied */
+	if (nc.intf.netns[0]) {
+		__u32 ino;
+		char why[256];
+
+		if (dc_netns_ino(nc.intf.netns, &ino, why, sizeof(why))) {
+			dc_err("reload: [int] netns = %s: %s", nc.intf.netns, why);
+			dc_warn("reload: keeping the running configuration");
+			return;
+		}
+	}
 	if (write_cfg(d, nc.cc, "reload")) {
 		dc_warn("reload: config map not updated; keeping the running configuration");
 		return;
 	}
-	d->cfg = nc;
+	if (nc.daemon.log_level != d->cfg.daemon.log_level && dc_log_get_level() == d->cfg.daemon.log_level)
+		dc_log_set_level(nc.daemon.log_level);
+	if (strcmp(nc.intf.netns, d->cfg.intf.netns)) {
+		/* the old namespace's configured attachments go with it */
+		int i;
+
+		for (i = 0; i < d->nowned; i++)
+			dc_int_host_detach(d->cfg.daemon.pin_dir, int_ns(&d->cfg), d->owned[i]);
+		dc_int_host_tidy(d->cfg.daemon.pin_dir, int_ns(&d->cfg));
+		d->nowned = 0;
+		dc_info("reload: [int] netns %s -> %s", d->cfg.intf.netns[0] ? d->cfg.intf.netns : "(own)",
+			nc.intf.netns[0] ? nc.intf.netns : "(own)");
+	}
+	{
+		struct dc_config old = d->cfg;
+
+		d->cfg = nc;
+		if (strcmp(old.intf.netns, nc.intf.netns) || !old.intf.interfaces[0] != !nc.intf.interfaces[0])
+			int_setup(d);
+		int_reconcile(d, "reload");
+		int_destinations(d, old.intf.destinations, nc.intf.destinations);
+		if (strcmp(old.daemon.metrics_file, nc.daemon.metrics_file) && old.daemon.metrics_file[0])
+			unlink(old.daemon.metrics_file);
+		metrics_arm(d);
+	}
 	dc_info("reload done");
 }
 
@@ -623,15 +1014,35 @@ static int run(struct daemon *d)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
-	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0) {
 		dc_err("signalfd: %s", strerror(errno));
 		return -1;
 	}
 	for (;;) {
-		ssize_t n = read(sfd, &si, sizeof(si));
+		struct pollfd pf[3] = { { .fd = sfd, .events = POLLIN },
+					{ .fd = d->nl_fd, .events = POLLIN },
+					{ .fd = d->timer_fd, .events = POLLIN } };
+		ssize_t n;
 
-		if (n < 0 && errno == EINTR)
+		if (poll(pf, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			dc_err("poll: %s", strerror(errno));
+			break;
+		}
+		if (pf[2].revents) {
+			__u64 ticks;
+
+			if (read(d->timer_fd, &ticks, sizeof(ticks)) > 0)
+				metrics_write(d, true);
+		}
+		if (pf[1].revents)
+			on_netlink(d);
+		if (!pf[0].revents)
+			continue;
+		n = read(sfd, &si, sizeof(si));
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n != (ssize_t)sizeof(si)) {
 			dc_err("reading signals: %s", n < 0 ? strerror(errno) : "short read");
@@ -659,7 +1070,8 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct daemon d = { .conf_path = DC_CONF_DEFAULT, .lock_fd = -1, .cfg_fd = -1 };
+	struct daemon d = { .conf_path = DC_CONF_DEFAULT, .lock_fd = -1, .cfg_fd = -1,
+			    .nl_fd = -1, .timer_fd = -1 };
 	struct dc_errbuf eb = { .len = 0 };
 	bool test = false, verbose = false;
 	sigset_t set;
@@ -745,11 +1157,14 @@ int main(int argc, char **argv)
 			rc = EXIT_RUNTIME;
 		if (d.keep) {
 			close_all(&d);
-			dc_info("--keep: leaving the CCs registered and pinned under %s; a restart adopts them",
-				d.cfg.daemon.pin_dir);
+			dc_info("--keep: leaving the CCs registered, the INT programs attached and "
+				"everything pinned under %s; a restart adopts them", d.cfg.daemon.pin_dir);
 		} else {
 			stop_full(&d);
 		}
+		/* a last snapshot says the daemon is down (and, after a full stop,
+		 * that nothing is registered) instead of leaving stale values */
+		metrics_write(&d, false);
 	}
 	unlink(d.cfg.daemon.lock_file);
 	close(d.lock_fd);

@@ -606,6 +606,51 @@ static int write_textfile(const char *path, const char *buf, size_t len)
 	return 0;
 }
 
+/* One snapshot of every pinned counter, rendered into a malloc'd buffer. */
+static int render(const char *pin_dir, bool daemon_up, char **buf, size_t *len)
+{
+	struct snapshot *s = calloc(1, sizeof(*s));
+	FILE *mf;
+
+	*buf = NULL;
+	*len = 0;
+	if (!s)
+		return -ENOMEM;
+	s->daemon_up = daemon_up;
+	read_cc(s, pin_dir);
+	read_switches(s, pin_dir);
+	mf = open_memstream(buf, len);
+	if (!mf) {
+		free(s);
+		return -ENOMEM;
+	}
+	print_all(mf, s);
+	free(s);
+	if (fclose(mf)) {
+		free(*buf);
+		*buf = NULL;
+		return -EIO;
+	}
+	return 0;
+}
+
+int dc_metrics_write(const char *pin_dir, const char *lock_file, bool daemon_up,
+		     const char *path)
+{
+	char *buf;
+	size_t len;
+	int err;
+
+	/* the lock holder cannot see its own lock with F_GETLK: the daemon
+	 * says it is up itself */
+	err = render(pin_dir, daemon_up || (lock_file && dc_lock_holder(lock_file) > 0), &buf, &len);
+	if (err)
+		return err;
+	err = write_textfile(path, buf, len);
+	free(buf);
+	return err;
+}
+
 static void metrics_usage(FILE *f)
 {
 	fprintf(f, "usage: dcbpf [--pin-dir DIR] metrics [--textfile PATH]\n"
@@ -622,10 +667,8 @@ int dc_metrics_main(const char *pin_dir, const char *lock_file, int argc, char *
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *textfile = NULL;
-	struct snapshot *s;
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *mf;
 	int o, rc = EXIT_OK;
 
 	optind = 1;
@@ -648,31 +691,12 @@ int dc_metrics_main(const char *pin_dir, const char *lock_file, int argc, char *
 	}
 	if (dc_require_root("dcbpf", pin_dir))
 		return EXIT_ERR;
-	s = calloc(1, sizeof(*s));
-	if (!s)
+	if (textfile)
+		return dc_metrics_write(pin_dir, lock_file, false, textfile) ? EXIT_ERR : EXIT_OK;
+	if (render(pin_dir, dc_lock_holder(lock_file) > 0, &buf, &len))
 		return EXIT_ERR;
-	s->daemon_up = dc_lock_holder(lock_file) > 0;
-	read_cc(s, pin_dir);
-	read_switches(s, pin_dir);
-
-	mf = open_memstream(&buf, &len);
-	if (!mf) {
-		free(s);
-		return EXIT_ERR;
-	}
-	print_all(mf, s);
-	if (fclose(mf)) {
-		free(buf);
-		free(s);
-		return EXIT_ERR;
-	}
-	if (textfile) {
-		if (write_textfile(textfile, buf, len))
-			rc = EXIT_ERR;
-	} else if (fwrite(buf, 1, len, stdout) != len || fflush(stdout)) {
+	if (fwrite(buf, 1, len, stdout) != len || fflush(stdout))
 		rc = EXIT_ERR;
-	}
 	free(buf);
-	free(s);
 	return rc;
 }

@@ -3,8 +3,14 @@
  * Only the embedded ELF bytes of the skeletons are used: the typed
  * skeleton structs differ per variant, the generic libbpf API does not.
  */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "config.h"
+#include "int.skel.h"
 #include "powertcp.skel.h"
 #include "powertcp_v61.skel.h"
 
@@ -20,6 +26,11 @@ static const void *elf_v61(size_t *sz)
 	return powertcp_v61_bpf__elf_bytes(sz);
 }
 
+static const void *elf_int(size_t *sz)
+{
+	return int_bpf__elf_bytes(sz);
+}
+
 static const struct dc_obj_variant variants[] = {
 	{ "powertcp", 4, elf_v610 },
 	{ "powertcp_v61", 2, elf_v61 },
@@ -33,4 +44,85 @@ const struct dc_obj_variant *dc_obj_variant_for(int nargs)
 		if (variants[i].nargs == nargs)
 			return &variants[i];
 	return NULL;
+}
+
+unsigned int dc_pinned_max_entries(const char *path)
+{
+	struct bpf_map_info info;
+	__u32 len = sizeof(info);
+	int fd = bpf_obj_get(path);
+	unsigned int n = 0;
+
+	if (fd < 0)
+		return 0;
+	memset(&info, 0, sizeof(info));
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+		n = info.max_entries;
+	close(fd);
+	return n;
+}
+
+int dc_obj_size_flow_maps(struct bpf_object *obj, unsigned int flows_max, struct dc_errbuf *notes)
+{
+	struct bpf_map *map;
+	int diff = 0;
+
+	bpf_object__for_each_map(map, obj) {
+		const char *pin = bpf_map__pin_path(map);
+		unsigned int pinned = pin ? dc_pinned_max_entries(pin) : 0;
+
+		if (bpf_map__type(map) != BPF_MAP_TYPE_LRU_HASH)
+			continue;
+		if (pinned && pinned != flows_max) {
+			dc_err_add(notes, "%s is pinned with %u entries, flows_max is %u: the pinned "
+					  "map keeps its size until it is removed (stop dcbpfd without "
+					  "--keep, then start it)", pin, pinned, flows_max);
+			diff++;
+		}
+		bpf_map__set_max_entries(map, pinned ? pinned : flows_max);
+	}
+	return diff;
+}
+
+/* Every object whose maps dcbpfd pins: both CC variants and the host INT
+ * programs.  Opening without loading reads names and pin flags only. */
+static const struct {
+	const char *name;
+	const void *(*elf_bytes)(size_t *sz);
+} pinning_objects[] = {
+	{ "powertcp", elf_v610 },
+	{ "powertcp_v61", elf_v61 },
+	{ "int", elf_int },
+};
+
+int dc_obj_pinned_map_names(char (*names)[32], int max)
+{
+	int n = 0, k;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(pinning_objects) / sizeof(pinning_objects[0]); i++) {
+		LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = pinning_objects[i].name,
+			    .pin_root_path = "/sys/fs/bpf");
+		struct bpf_object *obj;
+		struct bpf_map *map;
+		const void *bytes;
+		size_t sz;
+
+		bytes = pinning_objects[i].elf_bytes(&sz);
+		obj = bpf_object__open_mem(bytes, sz, &oo);
+		if (!obj)
+			continue;
+		bpf_object__for_each_map(map, obj) {
+			const char *mn = bpf_map__name(map);
+
+			if (!bpf_map__pin_path(map) || bpf_map__type(map) == BPF_MAP_TYPE_STRUCT_OPS)
+				continue;
+			for (k = 0; k < n && strcmp(names[k], mn); k++)
+				;
+			if (k == n && n < max)
+				snprintf(names[n++], sizeof(names[0]), "%s", mn);
+		}
+		bpf_object__close(obj);
+	}
+	return n;
 }
