@@ -45,6 +45,11 @@ void dc_int_host_dir(char *buf, size_t len, const char *pin_dir, const char *net
 	snprintf(buf, len, "%s/%s/%s", pin_dir, INT_DIR, netns ? netns : HOST_NS);
 }
 
+/*
+ * Pins of one hook: "<ifname>_<hook>" is the link (tcx); on the netlink
+ * path, where there is no link, "<ifname>_<hook>_tc" pins the program
+ * instead, so both paths leave a record the daemon and the CLI can list.
+ */
 static void link_pin(char *buf, size_t len, const char *pin_dir, const char *netns,
 		     const char *ifname, int h)
 {
@@ -53,6 +58,22 @@ static void link_pin(char *buf, size_t len, const char *pin_dir, const char *net
 	dc_int_host_dir(dir, sizeof(dir), pin_dir, netns);
 	/* bpffs refuses names with dots */
 	snprintf(buf, len, "%s/%s_%s", dir, ifname, hooks[h].suffix);
+}
+
+static void tc_pin(char *buf, size_t len, const char *pin_dir, const char *netns,
+		   const char *ifname, int h)
+{
+	link_pin(buf, len, pin_dir, netns, ifname, h);
+	strncat(buf, "_tc", len - strlen(buf) - 1);
+}
+
+static __u32 prog_id(int fd)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
 }
 
 int dc_mkdirs(const char *path)
@@ -126,10 +147,14 @@ static void detach_hook(const char *pin_dir, const char *netns, const char *ifna
 	char pin[DC_PATH_LEN * 3];
 
 	link_pin(pin, sizeof(pin), pin_dir, netns, ifname, h);
-	if (access(pin, F_OK) == 0)
+	if (access(pin, F_OK) == 0) {
 		dc_detach_pinned(pin);
-	else
-		dc_detach_netlink(&a); /* attached without links (old kernel or --no-links) */
+		return;
+	}
+	/* attached without links (old kernel or --no-links) */
+	dc_detach_netlink(&a);
+	tc_pin(pin, sizeof(pin), pin_dir, netns, ifname, h);
+	unlink(pin);
 }
 
 void dc_int_host_detach(const char *pin_dir, const char *netns, const char *ifname)
@@ -148,7 +173,7 @@ int dc_int_host_attach(struct dc_int_host *hs, const char *netns, const char *if
 	const char *root = hs->pin_dir;
 	char dir[DC_PATH_LEN * 2], pin[DC_PATH_LEN * 3];
 	enum dc_attach_how how;
-	int h, k, err;
+	int h, k = 0, err;
 
 	dc_int_host_dir(dir, sizeof(dir), root, netns);
 	err = dc_mkdirs(dir);
@@ -162,14 +187,26 @@ int dc_int_host_attach(struct dc_int_host *hs, const char *netns, const char *if
 
 		link_pin(pin, sizeof(pin), root, netns, ifname, h);
 		err = dc_attach_prog(fds[h], &a, &how, why, whylen);
+		if (!err && how == DC_ATTACHED_NETLINK) {
+			tc_pin(pin, sizeof(pin), root, netns, ifname, h);
+			if (bpf_obj_pin(fds[h], pin)) {
+				err = -errno;
+				snprintf(why, whylen, "pinning %s: %s", pin, strerror(errno));
+				k = h + 1; /* this hook is attached too */
+				goto undo;
+			}
+		}
 		if (err) {
-			/* all or nothing: take back the hook this call attached */
-			for (k = 0; k < h; k++)
-				detach_hook(root, netns, ifname, k);
-			return err;
+			k = h;
+			goto undo;
 		}
 	}
 	return 0;
+undo:
+	/* all or nothing: take back the hooks this call attached */
+	while (--k >= 0)
+		detach_hook(root, netns, ifname, k);
+	return err;
 }
 
 int dc_int_host_state(const char *pin_dir, const char *netns, const char *ifname,
@@ -194,10 +231,17 @@ int dc_int_host_state(const char *pin_dir, const char *netns, const char *ifname
 				n++;
 			}
 			close(fd);
-		} else if (!dc_tc_query(&a, &id)) {
+			continue;
+		}
+		tc_pin(pin, sizeof(pin), pin_dir, netns, ifname, h);
+		fd = bpf_obj_get(pin);
+		/* the filter must still be there and run the pinned program */
+		if (!dc_tc_query(&a, &id) && (fd < 0 || id == prog_id(fd))) {
 			ids[h] = id;
 			n++;
 		}
+		if (fd >= 0)
+			close(fd);
 	}
 	return n;
 }
@@ -214,8 +258,12 @@ int dc_int_host_pinned(const char *pin_dir, const char *netns, char (*names)[16]
 	if (!d)
 		return 0;
 	while ((de = readdir(d)) && n < max) {
-		char *us = strrchr(de->d_name, '_');
+		size_t l = strlen(de->d_name);
+		char *us;
 
+		if (l > 3 && !strcmp(de->d_name + l - 3, "_tc"))
+			de->d_name[l - 3] = '\0';
+		us = strrchr(de->d_name, '_');
 		if (de->d_name[0] == '.' || !us || (strcmp(us, "_egress") && strcmp(us, "_ingress")) ||
 		    us - de->d_name >= 16)
 			continue;

@@ -62,6 +62,7 @@ dcbpfd_stop() {
 	DCBPFD_PID=""
 	# A daemon that died without cleaning up must not leave pins behind.
 	[ -n "$DCBPFD_PIN" ] && [ -d "$DCBPFD_PIN" ] && rm -rf "$DCBPFD_PIN"
-	rm -f "$DCBPFD_CONF" "${DCBPFD_CONF%.conf}.log" "${DCBPFD_CONF%.conf}.lock"
+	# the config, its log and lock, and every file a test named after it
+	rm -f "$DCBPFD_CONF" "${DCBPFD_CONF%.conf}".*
 	return 0
 }

@@ -77,7 +77,7 @@ hook_id() { # IFACE egress|ingress: link id (pinned tcx link) or cls_bpf program
 }
 ids() { echo "$(hook_id "$1" egress) $(hook_id "$1" ingress)"; }
 attached() { local e i; read -r e i <<<"$(ids "$1")"; [ -n "$e" ] && [ -n "$i" ]; }
-detached() { [ "$(ids "$1")" = " " ] && [ ! -e "$DIR/$1_egress" ] && [ ! -e "$DIR/$1_ingress" ]; }
+detached() { [ "$(ids "$1")" = " " ] && ! ls "$DIR" 2>/dev/null | grep -q "^$1_"; }
 prog_names() { # IFACE: names of the programs on egress and ingress
 	local h pin
 	for h in egress ingress; do
