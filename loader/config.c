@@ -76,9 +76,6 @@ const struct dc_cc_desc dc_ccs[DC_CC_MAX] = {
 	{ DC_CC_THETA, "theta_powertcp", "dc_theta_ptcp", "link_theta_ptcp" },
 };
 
-const char *const dc_pinned_maps[] = { DC_MAP_CFG, DC_MAP_FLOWS, DC_MAP_STATS, DC_MAP_INT,
-					DC_MAP_TRACE, DC_MAP_TRON };
-const unsigned int dc_npinned_maps = sizeof(dc_pinned_maps) / sizeof(dc_pinned_maps[0]);
 
 static const char *const log_names[] = { "error", "warn", "info", "debug" };
 

@@ -122,8 +122,7 @@ extern const struct dc_cc_desc dc_ccs[DC_CC_MAX];
 #define DC_MAP_INT "dc_int_flows"
 #define DC_MAP_TRACE "dc_cc_trace"
 #define DC_MAP_TRON "dc_cc_tron"
-extern const char *const dc_pinned_maps[];
-extern const unsigned int dc_npinned_maps;
+/* Which maps are pinned is read from the objects: dc_obj_pinned_map_names. */
 
 /* Error sink: messages are appended, one per line, truncated if full. */
 struct dc_errbuf {

@@ -250,8 +250,10 @@ static int cmd_status(struct cli *c)
 	struct cc_status st[DC_CC_MAX];
 	char avail[1024] = "";
 	struct dc_features feat;
+	char maps[64][32];
 	bool have_stats;
 	unsigned int i;
+	int nmaps;
 
 	dc_features_detect(&feat);
 	dc_cc_available_list(avail, sizeof(avail));
@@ -322,43 +324,41 @@ static int cmd_status(struct cli *c)
 		printf("available CCs: %s\n", avail);
 	}
 
-	/* pinned maps */
+	/* pinned maps: the names the objects pin by name, those present */
+	nmaps = dc_obj_pinned_map_names(maps, 64);
 	if (c->json)
 		jw_arr(&c->j, "maps");
 	else
 		printf("%-14s %-6s %-10s %s\n", "map", "id", "type", "entries");
-	for (i = 0; i < dc_npinned_maps; i++) {
+	for (i = 0; i < (unsigned int)nmaps; i++) {
 		char path[DC_PATH_LEN + 32];
 		struct bpf_map_info info;
 		__u32 ilen = sizeof(info);
 		long n = -1;
 		int fd;
 
-		dc_path(path, sizeof(path), c->pin_dir, dc_pinned_maps[i]);
+		dc_path(path, sizeof(path), c->pin_dir, maps[i]);
 		fd = bpf_obj_get(path);
+		if (fd < 0)
+			continue;
 		memset(&info, 0, sizeof(info));
-		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &ilen))
+		if (!bpf_obj_get_info_by_fd(fd, &info, &ilen))
 			n = info.type == BPF_MAP_TYPE_ARRAY ? (long)info.max_entries :
 							     count_entries(fd, info.key_size);
 		if (c->json) {
 			jw_obj(&c->j, NULL);
-			jw_str(&c->j, "name", dc_pinned_maps[i]);
-			jw_bool(&c->j, "pinned", fd >= 0);
-			if (fd >= 0) {
-				jw_u64(&c->j, "id", info.id);
-				jw_str(&c->j, "type", map_type_name(info.type));
-				jw_u64(&c->j, "entries", n < 0 ? 0 : (__u64)n);
-				jw_u64(&c->j, "max_entries", info.max_entries);
-			}
+			jw_str(&c->j, "name", maps[i]);
+			jw_bool(&c->j, "pinned", true);
+			jw_u64(&c->j, "id", info.id);
+			jw_str(&c->j, "type", map_type_name(info.type));
+			jw_u64(&c->j, "entries", n < 0 ? 0 : (__u64)n);
+			jw_u64(&c->j, "max_entries", info.max_entries);
 			jw_end_obj(&c->j);
-		} else if (fd >= 0) {
-			printf("%-14s %-6u %-10s %ld/%u\n", dc_pinned_maps[i], info.id,
-			       map_type_name(info.type), n, info.max_entries);
 		} else {
-			printf("%-14s %-6s %-10s %s\n", dc_pinned_maps[i], "-", "-", "not pinned");
+			printf("%-14s %-6u %-10s %ld/%u\n", maps[i], info.id,
+			       map_type_name(info.type), n, info.max_entries);
 		}
-		if (fd >= 0)
-			close(fd);
+		close(fd);
 	}
 	if (c->json)
 		jw_end_arr(&c->j);
