@@ -72,8 +72,8 @@ const struct dc_param dc_params[] = {
 const unsigned int dc_nparams = sizeof(dc_params) / sizeof(dc_params[0]);
 
 const struct dc_cc_desc dc_ccs[DC_CC_MAX] = {
-	{ DC_CC_POWERTCP, "powertcp", "dc_powertcp", "link_powertcp" },
-	{ DC_CC_THETA, "theta_powertcp", "dc_theta_ptcp", "link_theta_ptcp" },
+	{ DC_CC_POWERTCP, "powertcp" },
+	{ DC_CC_THETA, "theta_powertcp" },
 };
 
 

@@ -105,12 +105,11 @@ struct dc_param {
 extern const struct dc_param dc_params[];
 extern const unsigned int dc_nparams;
 
-/* One registered congestion control: config section, CC name, BPF names. */
+/* A congestion control with parameters: config section and dc_cc_cfg key
+ * (what dcbpfd registers is in loader/object.c, dc_cc_regs). */
 struct dc_cc_desc {
 	enum dc_cc_id id;
 	const char *name;	/* CC name, config section and key prefix */
-	const char *ops_map;	/* struct_ops map in the object */
-	const char *link_pin;	/* link pin name under pin_dir */
 };
 
 extern const struct dc_cc_desc dc_ccs[DC_CC_MAX];

@@ -216,7 +216,7 @@ struct cc_status {
 	int ops_state;
 };
 
-static void probe_cc(struct cli *c, const struct dc_cc_desc *cc, struct cc_status *st)
+static void probe_cc(struct cli *c, const struct dc_cc_reg *cc, struct cc_status *st)
 {
 	char path[DC_PATH_LEN + 32];
 	int fd;
@@ -247,7 +247,7 @@ static int cmd_status(struct cli *c)
 	const struct dc_obj_variant *v = nargs > 0 ? dc_obj_variant_for(nargs) : NULL;
 	bool links = dc_kernel_has_struct_ops_link();
 	struct dc_cc_counters stats[DC_CC_MAX];
-	struct cc_status st[DC_CC_MAX];
+	struct cc_status st[DC_CC_REGS_MAX];
 	char avail[1024] = "";
 	struct dc_features feat;
 	char maps[64][32];
@@ -257,8 +257,8 @@ static int cmd_status(struct cli *c)
 
 	dc_features_detect(&feat);
 	dc_cc_available_list(avail, sizeof(avail));
-	for (i = 0; i < DC_CC_MAX; i++)
-		probe_cc(c, &dc_ccs[i], &st[i]);
+	for (i = 0; i < dc_ncc_regs; i++)
+		probe_cc(c, &dc_cc_regs[i], &st[i]);
 
 	if (c->json) {
 		jw_obj(&c->j, NULL);
@@ -280,8 +280,8 @@ static int cmd_status(struct cli *c)
 		dc_features_json(&feat, &c->j);
 		jw_str(&c->j, "available_ccs", avail);
 		jw_obj(&c->j, "ccs");
-		for (i = 0; i < DC_CC_MAX; i++) {
-			jw_obj(&c->j, dc_ccs[i].name);
+		for (i = 0; i < dc_ncc_regs; i++) {
+			jw_obj(&c->j, dc_cc_regs[i].name);
 			jw_bool(&c->j, "registered", st[i].available);
 			jw_str(&c->j, "pinned", st[i].link_pinned ? "link" :
 						st[i].map_pinned ? "struct_ops_map" : "none");
@@ -305,21 +305,21 @@ static int cmd_status(struct cli *c)
 						       "struct_ops map update (no links in this kernel)");
 		dc_features_print(&feat, stdout);
 		printf("%-16s %-11s %s\n", "cc", "registered", "pinned registration");
-		for (i = 0; i < DC_CC_MAX; i++) {
+		for (i = 0; i < dc_ncc_regs; i++) {
 			char pin[128];
 
 			if (st[i].link_pinned)
 				snprintf(pin, sizeof(pin), "%s (link id %u, struct_ops map id %u)",
-					 dc_ccs[i].link_pin, st[i].link_id, st[i].map_id);
+					 dc_cc_regs[i].link_pin, st[i].link_id, st[i].map_id);
 			else if (st[i].map_pinned)
 				snprintf(pin, sizeof(pin), "%s (struct_ops map id %u, %s)",
-					 dc_ccs[i].ops_map, st[i].map_id,
+					 dc_cc_regs[i].ops_map, st[i].map_id,
 					 st[i].ops_state == DC_STRUCT_OPS_STATE_INUSE ? "in use" :
 										      "not registered");
 			else
 				snprintf(pin, sizeof(pin), "%s",
 					 st[i].available ? "none (registered by someone else)" : "none");
-			printf("%-16s %-11s %s\n", dc_ccs[i].name, st[i].available ? "yes" : "no", pin);
+			printf("%-16s %-11s %s\n", dc_cc_regs[i].name, st[i].available ? "yes" : "no", pin);
 		}
 		printf("available CCs: %s\n", avail);
 	}

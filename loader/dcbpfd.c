@@ -61,13 +61,12 @@ struct daemon {
 	int lock_fd;
 	bool pin_dir_created;
 	int nargs;
-	const struct dc_obj_variant *variant;
 	bool use_links;
-	struct bpf_object *obj;
+	struct bpf_object *obj[DC_CC_OBJECTS_MAX];	/* indexed like dc_cc_objects */
 	int cfg_fd;
-	struct cc_reg reg[DC_CC_MAX];
+	struct cc_reg reg[DC_CC_REGS_MAX];		/* indexed like dc_cc_regs */
 	/* map pins created by this run (undone if the start fails) */
-	char *new_pins[MAX_OBJ_PINS];
+	char *new_pins[MAX_OBJ_PINS * DC_CC_OBJECTS_MAX];
 	unsigned int nnew_pins;
 	/* config entries found before this run wrote them (restored on failure) */
 	bool prev_valid[DC_CC_MAX];
@@ -133,9 +132,9 @@ static void pin_path(const struct daemon *d, const char *name, char *buf, size_t
 	dc_path(buf, len, d->cfg.daemon.pin_dir, name);
 }
 
-static void unregister_cc(struct daemon *d, const struct dc_cc_desc *cc)
+static void unregister_cc(struct daemon *d, const struct dc_cc_reg *cc)
 {
-	struct cc_reg *r = &d->reg[cc->id];
+	struct cc_reg *r = &d->reg[cc - dc_cc_regs];
 	char path[DC_PATH_LEN + 32];
 	__u32 zero = 0;
 
@@ -170,9 +169,9 @@ static void unregister_cc(struct daemon *d, const struct dc_cc_desc *cc)
  * (link_<cc>) or a registered struct_ops map (<ops_map>, 6.1 path).  A pin
  * whose registration is gone is stale and removed.
  */
-static int adopt_cc(struct daemon *d, const struct dc_cc_desc *cc)
+static int adopt_cc(struct daemon *d, const struct dc_cc_reg *cc)
 {
-	struct cc_reg *r = &d->reg[cc->id];
+	struct cc_reg *r = &d->reg[cc - dc_cc_regs];
 	char path[DC_PATH_LEN + 32], name[BPF_OBJ_NAME_LEN];
 	__u32 link_id, map_id;
 	int fd, mfd, err, state;
@@ -235,15 +234,15 @@ static int adopt_cc(struct daemon *d, const struct dc_cc_desc *cc)
 	return 0;
 }
 
-static int register_cc(struct daemon *d, const struct dc_cc_desc *cc)
+static int register_cc(struct daemon *d, const struct dc_cc_reg *cc)
 {
-	struct cc_reg *r = &d->reg[cc->id];
+	struct cc_reg *r = &d->reg[cc - dc_cc_regs];
 	char path[DC_PATH_LEN + 32];
 	struct bpf_link *l;
 	struct bpf_map *map;
 	int fd, err;
 
-	map = bpf_object__find_map_by_name(d->obj, cc->ops_map);
+	map = bpf_object__find_map_by_name(d->obj[cc->obj], cc->ops_map);
 	/*
 	 * Stores the programs into the struct_ops map.  With BPF_F_LINK this
 	 * only validates and readies the value; without it, it registers.
@@ -302,56 +301,66 @@ exists:
 
 /* ---- object ------------------------------------------------------------ */
 
-static int load_object(struct daemon *d)
+/* Load object `oi` of dc_cc_objects in the variant for this kernel. */
+static int load_object(struct daemon *d, unsigned int oi)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = d->variant->name,
-		    .pin_root_path = d->cfg.daemon.pin_dir);
+	const struct dc_obj_variant *v = dc_cc_object_variant(&dc_cc_objects[oi], d->nargs);
 	bool existed[MAX_OBJ_PINS] = { false };
-	const struct dc_cc_desc *cc;
+	struct dc_errbuf notes = { .len = 0 };
+	struct bpf_object *obj;
+	const struct dc_cc_reg *cc;
 	struct bpf_map *map;
 	const void *bytes;
 	unsigned int n;
 	size_t sz;
 	int err;
 
-	bytes = d->variant->elf_bytes(&sz);
-	d->obj = bpf_object__open_mem(bytes, sz, &oo);
-	if (!d->obj) {
-		dc_err("opening embedded object %s failed: %s", d->variant->name, strerror(errno));
+	if (!v) {
+		dc_err("the kernel's cong_control takes %d parameters; this build has no variant of "
+		       "object %s for it (supported: 2 = 6.1-6.9, 4 = 6.10+)", d->nargs,
+		       dc_cc_objects[oi].variants[0].name);
 		return EXIT_RUNTIME;
 	}
-	for (cc = dc_ccs; cc < dc_ccs + DC_CC_MAX; cc++) {
-		map = bpf_object__find_map_by_name(d->obj, cc->ops_map);
+	{
+		LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = v->name,
+			    .pin_root_path = d->cfg.daemon.pin_dir);
+
+		bytes = v->elf_bytes(&sz);
+		obj = d->obj[oi] = bpf_object__open_mem(bytes, sz, &oo);
+	}
+	if (!obj) {
+		dc_err("opening embedded object %s failed: %s", v->name, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	for (cc = dc_cc_regs; cc < dc_cc_regs + dc_ncc_regs; cc++) {
+		if (cc->obj != oi)
+			continue;
+		map = bpf_object__find_map_by_name(obj, cc->ops_map);
 		if (!map) {
-			dc_err("object %s has no struct_ops map %s", d->variant->name, cc->ops_map);
+			dc_err("object %s has no struct_ops map %s", v->name, cc->ops_map);
 			return EXIT_RUNTIME;
 		}
 		if (d->use_links)
 			bpf_map__set_map_flags(map, bpf_map__map_flags(map) | DC_BPF_F_LINK);
 	}
 	n = 0;
-	bpf_object__for_each_map(map, d->obj) {
+	bpf_object__for_each_map(map, obj) {
 		const char *p = bpf_map__pin_path(map);
 
 		if (p && n < MAX_OBJ_PINS)
 			existed[n++] = dc_exists(p);
 	}
-	{
-		struct dc_errbuf notes = { .len = 0 };
-
-		if (dc_obj_size_flow_maps(d->obj, d->cfg.daemon.flows_max, &notes)) {
-			log_errbuf_level(&notes, DC_LOG_WARN);
-		}
-	}
-	err = bpf_object__load(d->obj);
+	if (dc_obj_size_flow_maps(obj, d->cfg.daemon.flows_max, &notes))
+		log_errbuf_level(&notes, DC_LOG_WARN);
+	err = bpf_object__load(obj);
 	/* record what this load pinned, even after a partial failure */
 	n = 0;
-	bpf_object__for_each_map(map, d->obj) {
+	bpf_object__for_each_map(map, obj) {
 		const char *p = bpf_map__pin_path(map);
 
 		if (!p || n >= MAX_OBJ_PINS)
 			continue;
-		if (!existed[n] && dc_exists(p))
+		if (!existed[n] && dc_exists(p) && d->nnew_pins < MAX_OBJ_PINS * DC_CC_OBJECTS_MAX)
 			d->new_pins[d->nnew_pins++] = strdup(p);
 		else if (existed[n])
 			dc_info("reusing pinned map %s", p);
@@ -361,18 +370,10 @@ static int load_object(struct daemon *d)
 		dc_err("loading %s failed: %s; the libbpf messages above name the program or map "
 		       "(a pinned map that does not match this build: stop dcbpfd and remove %s; "
 		       "verifier log: log_level = debug)",
-		       d->variant->name, strerror(-err), d->cfg.daemon.pin_dir);
+		       v->name, strerror(-err), d->cfg.daemon.pin_dir);
 		return EXIT_RUNTIME;
 	}
-	map = bpf_object__find_map_by_name(d->obj, DC_MAP_CFG);
-	if (!map || bpf_map__value_size(map) != sizeof(struct dc_cc_cfg)) {
-		dc_err("object %s: map %s missing or its value is not struct dc_cc_cfg (%zu B): "
-		       "rebuild objects and tools together", d->variant->name, DC_MAP_CFG,
-		       sizeof(struct dc_cc_cfg));
-		return EXIT_RUNTIME;
-	}
-	d->cfg_fd = dup(bpf_map__fd(map));
-	dc_info("loaded %s (kernel %s)", d->variant->name, dc_abi_desc(d->nargs));
+	dc_info("loaded %s (kernel %s)", v->name, dc_abi_desc(d->nargs));
 	return EXIT_OK;
 }
 
@@ -747,7 +748,7 @@ static void close_all(struct daemon *d)
 {
 	unsigned int i;
 
-	for (i = 0; i < DC_CC_MAX; i++) {
+	for (i = 0; i < dc_ncc_regs; i++) {
 		if (d->reg[i].link_fd >= 0)
 			close(d->reg[i].link_fd);
 		if (d->reg[i].map_fd >= 0)
@@ -757,8 +758,10 @@ static void close_all(struct daemon *d)
 	if (d->cfg_fd >= 0)
 		close(d->cfg_fd);
 	d->cfg_fd = -1;
-	bpf_object__close(d->obj);
-	d->obj = NULL;
+	for (i = 0; i < dc_ncc_objects; i++) {
+		bpf_object__close(d->obj[i]);
+		d->obj[i] = NULL;
+	}
 	for (i = 0; i < d->nnew_pins; i++)
 		free(d->new_pins[i]);
 	d->nnew_pins = 0;
@@ -769,9 +772,9 @@ static void undo_start(struct daemon *d)
 {
 	unsigned int i;
 
-	for (i = 0; i < DC_CC_MAX; i++)
+	for (i = 0; i < dc_ncc_regs; i++)
 		if (d->reg[i].registered)
-			unregister_cc(d, &dc_ccs[i]);
+			unregister_cc(d, &dc_cc_regs[i]);
 	if (d->cfg_fd >= 0)
 		for (i = 0; i < DC_CC_MAX; i++)
 			if (d->prev_valid[i])
@@ -796,9 +799,9 @@ static void stop_full(struct daemon *d)
 	int nmaps;
 
 	int_stop(d);
-	for (i = 0; i < DC_CC_MAX; i++)
+	for (i = 0; i < dc_ncc_regs; i++)
 		if (d->reg[i].registered || d->reg[i].adopted)
-			unregister_cc(d, &dc_ccs[i]);
+			unregister_cc(d, &dc_cc_regs[i]);
 	/* whatever the objects pin by name, so a map added to them is removed too */
 	nmaps = dc_obj_pinned_map_names(maps, 64);
 	for (i = 0; i < (unsigned int)nmaps; i++) {
@@ -817,7 +820,7 @@ static void stop_full(struct daemon *d)
 static int start(struct daemon *d)
 {
 	const char *pin_dir = d->cfg.daemon.pin_dir;
-	bool need_load = false;
+	bool need_load[DC_CC_OBJECTS_MAX] = { false }, loaded = false;
 	unsigned int i;
 	int err, rc;
 
@@ -849,58 +852,61 @@ static int start(struct daemon *d)
 		       strerror(-d->nargs));
 		goto fail_runtime;
 	}
-	d->variant = dc_obj_variant_for(d->nargs);
-	if (!d->variant) {
-		dc_err("the kernel's cong_control takes %d parameters; this build supports 2 (6.1-6.9) "
-		       "and 4 (6.10+)", d->nargs);
-		goto fail_runtime;
-	}
 	d->use_links = !d->no_links && dc_kernel_has_struct_ops_link();
 	dc_info("kernel %s; registration by %s", dc_abi_desc(d->nargs),
 		d->use_links ? "struct_ops links" :
 		d->no_links ? "struct_ops map update (--no-links)" :
 			      "struct_ops map update (kernel has no struct_ops links)");
 
-	for (i = 0; i < DC_CC_MAX; i++) {
-		if (adopt_cc(d, &dc_ccs[i]))
+	for (i = 0; i < dc_ncc_regs; i++) {
+		const struct dc_cc_reg *cc = &dc_cc_regs[i];
+
+		if (adopt_cc(d, cc))
 			goto fail_runtime;
 		if (d->reg[i].adopted)
 			continue;
-		need_load = true;
-		if (dc_cc_available(dc_ccs[i].name)) {
+		need_load[cc->obj] = true;
+		if (dc_cc_available(cc->name)) {
 			dc_err("%s: the congestion control name is already registered by someone else "
 			       "(no dcbpfd registration is pinned under %s): find it with "
 			       "`bpftool struct_ops show` and unregister it, or start dcbpfd with the "
-			       "pin_dir of the instance that registered it", dc_ccs[i].name, pin_dir);
+			       "pin_dir of the instance that registered it", cc->name, pin_dir);
 			rc = EXIT_CONFLICT;
 			goto fail;
 		}
 	}
 
-	if (need_load) {
-		rc = load_object(d);
+	/* an object is loaded only for the CCs of it that were not adopted */
+	for (i = 0; i < dc_ncc_objects; i++) {
+		if (!need_load[i])
+			continue;
+		loaded = true;
+		rc = load_object(d, i);
 		if (rc)
 			goto fail;
-	} else {
+	}
+	if (!loaded) {
+		char path[DC_PATH_LEN + 32];
+		unsigned int have;
+
+		dc_info("adopted pinned state under %s; nothing loaded", pin_dir);
+		pin_path(d, DC_MAP_FLOWS, path, sizeof(path));
+		have = dc_pinned_max_entries(path);
+		if (have && have != d->cfg.daemon.flows_max)
+			dc_warn("flows_max = %u, but the adopted %s has %u entries: the pinned maps "
+				"keep their size until they are removed (stop dcbpfd without --keep, "
+				"then start it)", d->cfg.daemon.flows_max, path, have);
+	}
+	{
 		char why[512];
 
+		/* loaded or adopted, the config map is the pinned one, checked for
+		 * the layout this build writes */
 		d->cfg_fd = dc_pinned_map_open(pin_dir, DC_MAP_CFG, BPF_MAP_TYPE_HASH, sizeof(__u32),
 					       sizeof(struct dc_cc_cfg), why, sizeof(why));
 		if (d->cfg_fd < 0) {
-			dc_err("adopted registrations but cannot reach their config: %s", why);
+			dc_err("cannot reach the config map: %s", why);
 			goto fail_runtime;
-		}
-		dc_info("adopted pinned state under %s; nothing loaded", pin_dir);
-		{
-			char path[DC_PATH_LEN + 32];
-			unsigned int have;
-
-			pin_path(d, DC_MAP_FLOWS, path, sizeof(path));
-			have = dc_pinned_max_entries(path);
-			if (have && have != d->cfg.daemon.flows_max)
-				dc_warn("flows_max = %u, but the adopted %s has %u entries: the pinned maps "
-					"keep their size until they are removed (stop dcbpfd without --keep, "
-					"then start it)", d->cfg.daemon.flows_max, path, have);
 		}
 	}
 
@@ -910,10 +916,10 @@ static int start(struct daemon *d)
 	if (write_cfg(d, d->cfg.cc, "config file"))
 		goto fail_runtime;
 
-	for (i = 0; i < DC_CC_MAX; i++) {
+	for (i = 0; i < dc_ncc_regs; i++) {
 		if (d->reg[i].adopted)
 			continue;
-		rc = register_cc(d, &dc_ccs[i]);
+		rc = register_cc(d, &dc_cc_regs[i]);
 		if (rc)
 			goto fail;
 	}
@@ -1079,7 +1085,7 @@ int main(int argc, char **argv)
 	int c, r, rc;
 	unsigned int i;
 
-	for (i = 0; i < DC_CC_MAX; i++)
+	for (i = 0; i < DC_CC_REGS_MAX; i++)
 		d.reg[i].link_fd = d.reg[i].map_fd = -1;
 	while ((c = getopt_long(argc, argv, "c:tkvh", opts, NULL)) != -1) {
 		switch (c) {
@@ -1151,8 +1157,15 @@ int main(int argc, char **argv)
 
 	rc = start(&d);
 	if (rc == EXIT_OK) {
-		dc_info("ready: %s and %s registered, pins under %s (pid %d)", dc_ccs[0].name,
-			dc_ccs[1].name, d.cfg.daemon.pin_dir, (int)getpid());
+		char names[256];
+		size_t off = 0;
+
+		for (i = 0; i < dc_ncc_regs && off < sizeof(names); i++)
+			off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s",
+						i ? (i + 1 == dc_ncc_regs ? " and " : ", ") : "",
+						dc_cc_regs[i].name);
+		dc_info("ready: %s registered, pins under %s (pid %d)", names, d.cfg.daemon.pin_dir,
+			(int)getpid());
 		if (run(&d))
 			rc = EXIT_RUNTIME;
 		if (d.keep) {

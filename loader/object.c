@@ -31,19 +31,39 @@ static const void *elf_int(size_t *sz)
 	return int_bpf__elf_bytes(sz);
 }
 
-static const struct dc_obj_variant variants[] = {
+static const struct dc_obj_variant powertcp_variants[] = {
 	{ "powertcp", 4, elf_v610 },
 	{ "powertcp_v61", 2, elf_v61 },
 };
 
-const struct dc_obj_variant *dc_obj_variant_for(int nargs)
+const struct dc_cc_object dc_cc_objects[] = {
+	{ powertcp_variants, 2 },
+};
+const unsigned int dc_ncc_objects = sizeof(dc_cc_objects) / sizeof(dc_cc_objects[0]);
+
+const struct dc_cc_reg dc_cc_regs[] = {
+	{ "powertcp", "dc_powertcp", "link_powertcp", 0 },
+	{ "theta_powertcp", "dc_theta_ptcp", "link_theta_ptcp", 0 },
+};
+const unsigned int dc_ncc_regs = sizeof(dc_cc_regs) / sizeof(dc_cc_regs[0]);
+
+_Static_assert(sizeof(dc_cc_regs) / sizeof(dc_cc_regs[0]) <= DC_CC_REGS_MAX, "grow DC_CC_REGS_MAX");
+_Static_assert(sizeof(dc_cc_objects) / sizeof(dc_cc_objects[0]) <= DC_CC_OBJECTS_MAX,
+	       "grow DC_CC_OBJECTS_MAX");
+
+const struct dc_obj_variant *dc_cc_object_variant(const struct dc_cc_object *o, int nargs)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(variants) / sizeof(variants[0]); i++)
-		if (variants[i].nargs == nargs)
-			return &variants[i];
+	for (i = 0; i < o->nvariants; i++)
+		if (!o->variants[i].nargs || o->variants[i].nargs == nargs)
+			return &o->variants[i];
 	return NULL;
+}
+
+const struct dc_obj_variant *dc_obj_variant_for(int nargs)
+{
+	return dc_cc_object_variant(&dc_cc_objects[0], nargs);
 }
 
 unsigned int dc_pinned_max_entries(const char *path)
