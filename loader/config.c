@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include <fnmatch.h>
 #include <ini.h>
@@ -792,6 +793,16 @@ int dc_config_load(const char *path, struct dc_config *out, struct dc_errbuf *eb
 	fclose(src.f);
 	free(src.buf);
 	return r;
+}
+
+int dc_config_read(const char *path, bool explicit_path, struct dc_config *out,
+		   struct dc_errbuf *eb)
+{
+	if (!explicit_path && access(path, F_OK) && errno == ENOENT) {
+		dc_config_defaults(out);
+		return 1;
+	}
+	return dc_config_load(path, out, eb);
 }
 
 int dc_config_load_string(const char *name, const char *text, struct dc_config *out,

@@ -142,6 +142,13 @@ void dc_cc_cfg_defaults(struct dc_cc_cfg *cfg);
  * in *eb ("file:line: ...") and -1 is returned.
  */
 int dc_config_load(const char *path, struct dc_config *out, struct dc_errbuf *eb);
+/*
+ * The file dcbpfd and dcbpf read: a missing default file (explicit_path
+ * false) means the built-in defaults and returns 1, so a bare command
+ * works; a missing explicit -c FILE is an error.  Else as dc_config_load.
+ */
+int dc_config_read(const char *path, bool explicit_path, struct dc_config *out,
+		   struct dc_errbuf *eb);
 /* Same from memory; `name` is what messages call the file. */
 int dc_config_load_string(const char *name, const char *text, struct dc_config *out,
 			  struct dc_errbuf *eb);

@@ -851,9 +851,7 @@ static int load_cli_config(struct cli *c, const char *path, bool explicit_path)
 	struct dc_errbuf eb = { .len = 0 };
 
 	dc_config_defaults(&c->cfg);
-	if (!explicit_path && access(path, F_OK))
-		return 0;
-	if (dc_config_load(path, &c->cfg, &eb)) {
+	if (dc_config_read(path, explicit_path, &c->cfg, &eb) < 0) {
 		fprintf(stderr, "%s", eb.msg);
 		if (explicit_path) {
 			fprintf(stderr, "dcbpf: %s is invalid\n", path);

@@ -118,11 +118,7 @@ static void log_errbuf(const struct dc_errbuf *eb)
  */
 static int read_config(struct daemon *d, struct dc_config *out, struct dc_errbuf *eb)
 {
-	if (!d->conf_explicit && access(d->conf_path, F_OK) && errno == ENOENT) {
-		dc_config_defaults(out);
-		return 1;
-	}
-	return dc_config_load(d->conf_path, out, eb);
+	return dc_config_read(d->conf_path, d->conf_explicit, out, eb);
 }
 
 /* ---- registration ---------------------------------------------------- */
