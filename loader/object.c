@@ -104,45 +104,45 @@ int dc_obj_size_flow_maps(struct bpf_object *obj, unsigned int flows_max, struct
 	return diff;
 }
 
-/* Every object whose maps dcbpfd pins: both CC variants and the host INT
- * programs.  Opening without loading reads names and pin flags only. */
-static const struct {
-	const char *name;
-	const void *(*elf_bytes)(size_t *sz);
-} pinning_objects[] = {
-	{ "powertcp", elf_v610 },
-	{ "powertcp_v61", elf_v61 },
-	{ "int", elf_int },
-};
+/* Collect the by-name pinned maps of one embedded object (opened, not
+ * loaded: names and pin flags only). */
+static int collect_pins(const struct dc_obj_variant *v, char (*names)[32], int n, int max)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = v->name,
+		    .pin_root_path = "/sys/fs/bpf");
+	struct bpf_object *obj;
+	struct bpf_map *map;
+	const void *bytes;
+	size_t sz;
+	int k;
+
+	bytes = v->elf_bytes(&sz);
+	obj = bpf_object__open_mem(bytes, sz, &oo);
+	if (!obj)
+		return n;
+	bpf_object__for_each_map(map, obj) {
+		const char *mn = bpf_map__name(map);
+
+		if (!bpf_map__pin_path(map) || bpf_map__type(map) == BPF_MAP_TYPE_STRUCT_OPS)
+			continue;
+		for (k = 0; k < n && strcmp(names[k], mn); k++)
+			;
+		if (k == n && n < max)
+			snprintf(names[n++], sizeof(names[0]), "%s", mn);
+	}
+	bpf_object__close(obj);
+	return n;
+}
 
 int dc_obj_pinned_map_names(char (*names)[32], int max)
 {
-	int n = 0, k;
-	unsigned int i;
+	/* every CC object of the table, and the host INT programs */
+	static const struct dc_obj_variant int_obj = { "int", 0, elf_int };
+	unsigned int i, j;
+	int n = 0;
 
-	for (i = 0; i < sizeof(pinning_objects) / sizeof(pinning_objects[0]); i++) {
-		LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = pinning_objects[i].name,
-			    .pin_root_path = "/sys/fs/bpf");
-		struct bpf_object *obj;
-		struct bpf_map *map;
-		const void *bytes;
-		size_t sz;
-
-		bytes = pinning_objects[i].elf_bytes(&sz);
-		obj = bpf_object__open_mem(bytes, sz, &oo);
-		if (!obj)
-			continue;
-		bpf_object__for_each_map(map, obj) {
-			const char *mn = bpf_map__name(map);
-
-			if (!bpf_map__pin_path(map) || bpf_map__type(map) == BPF_MAP_TYPE_STRUCT_OPS)
-				continue;
-			for (k = 0; k < n && strcmp(names[k], mn); k++)
-				;
-			if (k == n && n < max)
-				snprintf(names[n++], sizeof(names[0]), "%s", mn);
-		}
-		bpf_object__close(obj);
-	}
-	return n;
+	for (i = 0; i < dc_ncc_objects; i++)
+		for (j = 0; j < dc_cc_objects[i].nvariants; j++)
+			n = collect_pins(&dc_cc_objects[i].variants[j], names, n, max);
+	return collect_pins(&int_obj, names, n, max);
 }
