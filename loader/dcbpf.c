@@ -5,6 +5,7 @@
  * daemon.  Commands and exit codes: docs/cli.md.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -19,7 +20,9 @@
 #include "config.h"
 #include "cli.h"
 #include "trace.h"
+#include "attach.h"
 #include "intctl.h"
+#include "inthost.h"
 #include "features.h"
 #include "json.h"
 #include "metrics.h"
@@ -240,6 +243,55 @@ static void probe_cc(struct cli *c, const struct dc_cc_reg *cc, struct cc_status
 	}
 }
 
+/*
+ * Host INT attachments pinned under pin_dir/int/<netns|host>/, whoever made
+ * them (dcbpfd's [int] or dcbpf attach): ids of the egress and ingress
+ * links (tcx) or programs (netlink), 0 where a hook is missing.
+ */
+static void status_int(struct cli *c)
+{
+	char dir[DC_PATH_LEN + 8], names[256][16];
+	struct dirent *de;
+	DIR *dp;
+	int i, n;
+
+	snprintf(dir, sizeof(dir), "%s/int", c->pin_dir);
+	if (c->json)
+		jw_arr(&c->j, "int_attachments");
+	else
+		printf("%-16s %-16s %8s %8s\n", "int netns", "interface", "egress", "ingress");
+	dp = opendir(dir);
+	while (dp && (de = readdir(dp))) {
+		const char *ns = strcmp(de->d_name, "host") ? de->d_name : NULL;
+
+		if (de->d_name[0] == '.')
+			continue;
+		n = dc_int_host_pinned(c->pin_dir, ns, names, 256);
+		for (i = 0; i < n; i++) {
+			__u32 ids[2] = { 0, 0 }, idx = 0;
+			char why[256];
+
+			if (!dc_ifindex(ns, names[i], &idx, why, sizeof(why)))
+				dc_int_host_state(c->pin_dir, ns, names[i], idx, ids);
+			if (c->json) {
+				jw_obj(&c->j, NULL);
+				jw_str(&c->j, "netns", ns ? ns : "");
+				jw_str(&c->j, "ifname", names[i]);
+				jw_u64(&c->j, "egress", ids[0]);
+				jw_u64(&c->j, "ingress", ids[1]);
+				jw_end_obj(&c->j);
+			} else {
+				printf("%-16s %-16s %8u %8u%s\n", ns ? ns : "(own)", names[i], ids[0], ids[1],
+				       idx ? "" : "  (interface gone)");
+			}
+		}
+	}
+	if (dp)
+		closedir(dp);
+	if (c->json)
+		jw_end_arr(&c->j);
+}
+
 static int cmd_status(struct cli *c)
 {
 	pid_t pid = dc_lock_holder(c->cfg.daemon.lock_file);
@@ -362,6 +414,7 @@ static int cmd_status(struct cli *c)
 	}
 	if (c->json)
 		jw_end_arr(&c->j);
+	status_int(c);
 
 	have_stats = false;
 	{

@@ -104,6 +104,9 @@ else
 	t_fail "intcfg: start attaches to the matching interface only" "va0='$(ids va0)' ($(prog_names va0)) vb0='$(ids vb0)' wa0='$(ids wa0)'; $(grep -E 'error|INT' "$LOG" | tr '\n' ' ')"
 fi
 va0_ids=$(ids va0)
+st=$("$C" -c "$DCBPFD_CONF" --json status | jq -r ".int_attachments[] | select(.netns == \"$NS\") | \"\(.ifname) \(.egress) \(.ingress)\"" | xargs)
+[ "$st" = "va0 $va0_ids" ] && t_pass "intcfg: dcbpf --json status lists the attachment with its ids" ||
+	t_fail "intcfg: dcbpf --json status lists the attachment" "'$st' vs 'va0 $va0_ids'"
 out=$("$C" --pin-dir "$DCBPFD_PIN" int dst list)
 [[ "$out" == *"10.9.0.0/16 slots 2"* ]] && t_pass "intcfg: [int] destinations written into dc_int_dst" ||
 	t_fail "intcfg: [int] destinations written into dc_int_dst" "$out"
