@@ -500,9 +500,12 @@ static void int_reconcile(struct daemon *d, const char *why_now)
 
 		if (idx && dc_int_host_state(d->cfg.daemon.pin_dir, netns, names[i], idx, ids))
 			continue;
-		/* the device went away (its links went with it): drop the pins */
+		/* the device went away (its links went with it), or the name now
+		 * belongs to a new device: drop the pins */
 		dc_int_host_detach(d->cfg.daemon.pin_dir, netns, names[i]);
-		dc_info("%s: interface gone; forgot its INT links (%s)", names[i], why_now);
+		dc_info("%s: %s; forgot its INT links (%s)", names[i],
+			idx ? "the pinned links belong to an earlier device of that name" :
+			      "interface gone", why_now);
 	}
 	for (i = d->nowned - 1; i >= 0; i--) {
 		if (!find_ifindex(ifs, d->owned[i])) {

@@ -114,6 +114,7 @@ out=$("$C" --pin-dir "$DCBPFD_PIN" int dst list)
 # ---- hot-plug ----------------------------------------------------------------------------
 ip -n "$NS" link add va7 type veth peer name vc7
 if wait_until 5 attached va7 && detached vc7 && [ "$(ids va0)" = "$va0_ids" ]; then
+	va7_ids=$(ids va7)
 	t_pass "intcfg: a matching interface created after start gets the programs within 5 s (va0 untouched)"
 else
 	t_fail "intcfg: hot-plug attach" "va7='$(ids va7)' vc7='$(ids vc7)' va0 '$va0_ids' -> '$(ids va0)'"
@@ -122,6 +123,20 @@ ip -n "$NS" link del va7
 wait_until 5 bash -c "! ls '$DIR' | grep -q '^va7_'" &&
 	t_pass "intcfg: a deleted interface's links are forgotten (pins gone)" ||
 	t_fail "intcfg: a deleted interface's links are forgotten" "$(ls "$DIR" | xargs)"
+# the same name again, right after a delete: a new device, new programs
+ip -n "$NS" link add va7 type veth peer name vc7 && ip -n "$NS" link del va7 &&
+	ip -n "$NS" link add va7 type veth peer name vc7
+live_ids() { # IFACE: ids dcbpf status reports (0 for a link whose device is gone)
+	"$C" -c "$DCBPFD_CONF" --json status |
+		jq -r ".int_attachments[] | select(.netns == \"$NS\" and .ifname == \"$1\") | \"\(.egress) \(.ingress)\""
+}
+fresh() { attached va7 && [ "$(live_ids va7)" = "$(ids va7)" ] && [ "$(ids va7)" != "${va7_ids:-}" ]; }
+if wait_until 5 fresh; then
+	t_pass "intcfg: an interface recreated under the same name gets new programs ($(ids va7))"
+else
+	t_fail "intcfg: an interface recreated under the same name gets new programs" "va7 '${va7_ids:-}' -> '$(ids va7)'"
+fi
+ip -n "$NS" link del va7
 
 # ---- run-time attach / detach --------------------------------------------------------------
 t_check "intcfg: dcbpf attach wa0 (the config's namespace)" "$C" -c "$DCBPFD_CONF" attach wa0
