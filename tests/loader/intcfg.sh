@@ -107,6 +107,10 @@ va0_ids=$(ids va0)
 st=$("$C" -c "$DCBPFD_CONF" --json status | jq -r ".int_attachments[] | select(.netns == \"$NS\") | \"\(.ifname) \(.egress) \(.ingress)\"" | xargs)
 [ "$st" = "va0 $va0_ids" ] && t_pass "intcfg: dcbpf --json status lists the attachment with its ids" ||
 	t_fail "intcfg: dcbpf --json status lists the attachment" "'$st' vs 'va0 $va0_ids'"
+m=$("$C" -c "$DCBPFD_CONF" metrics | grep "^dcbpf_int_host_attached{netns=\"$NS\"" | xargs)
+[ "$m" = "dcbpf_int_host_attached{netns=$NS,ifname=va0} 1" ] &&
+	t_pass "intcfg: dcbpf metrics: dcbpf_int_host_attached for va0 is 1, no other interface" ||
+	t_fail "intcfg: dcbpf metrics: dcbpf_int_host_attached" "$m"
 out=$("$C" --pin-dir "$DCBPFD_PIN" int dst list)
 [[ "$out" == *"10.9.0.0/16 slots 2"* ]] && t_pass "intcfg: [int] destinations written into dc_int_dst" ||
 	t_fail "intcfg: [int] destinations written into dc_int_dst" "$out"
