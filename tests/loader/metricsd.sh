@@ -85,7 +85,7 @@ sed -i "s|^metrics_file = .*|metrics_file = $TF/moved.prom|" "$DCBPFD_CONF"
 kill -HUP "$DCBPFD_PID"
 wait_until 5 test -s "$TF/moved.prom" && [ ! -e "$PROM" ] &&
 	t_pass "metricsd: a reload moves metrics_file (new path written, old one removed)" ||
-	t_fail "metricsd: a reload moves metrics_file" "$(ls "$TF" | xargs)"
+	t_fail "metricsd: a reload moves metrics_file" "$(cd "$TF" && echo *)"
 
 # ---- stop: last snapshot -------------------------------------------------------------------------
 kill -TERM "$DCBPFD_PID"
