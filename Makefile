@@ -108,8 +108,9 @@ $(BUILD)/tools/%: tests/tools/%.c $(HDRS) | $(BUILD)/tools
 	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS_BPF)
 
 # Host unit tests run with the undefined-behaviour sanitizer: overflow in
-# the fixed-point code must be found here, not in the kernel.
-$(BUILD)/tests/%: tests/unit/%.c $(HDRS) $(LOADER_COMMON) $(LOADER_HDRS) tests/lib/check.h | $(BUILD)/tests
+# the fixed-point code must be found here, not in the kernel.  Order-only on
+# the skeletons: the loader sources a test compiles include them.
+$(BUILD)/tests/%: tests/unit/%.c $(HDRS) $(LOADER_COMMON) $(LOADER_HDRS) tests/lib/check.h | $(BUILD)/tests $(SKELS)
 	$(CC) $(CFLAGS) -Itests/lib -fsanitize=undefined -fno-sanitize-recover=all \
 		-o $@ $< $(if $(findstring config,$*),$(LOADER_COMMON) $(LDLIBS_LOADER)) -lm
 

@@ -64,5 +64,10 @@ int dc_attach_prog(int prog_fd, const struct dc_attach *a, enum dc_attach_how *h
 int dc_detach_pinned(const char *pin_path);
 /* Undo a netlink attachment of `hook` on ifname in netns. */
 int dc_detach_netlink(const struct dc_attach *a);
+/* Program id of our netlink (cls_bpf) filter on a TC hook; -ENOENT if none. */
+int dc_tc_query(const struct dc_attach *a, __u32 *prog_id);
+/* Id and interface of a pinned XDP or tcx link; ifindex 0 once the device
+ * is gone (the link is defunct). */
+int dc_link_ifindex(int link_fd, __u32 *link_id, __u32 *ifindex);
 
 #endif

@@ -9,13 +9,20 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <fnmatch.h>
 #include <ini.h>
+#include <dcbpf/int.h>
 #include <dcbpf/fixed.h>
 #include <dcbpf/powertcp.h>
 
 #include "config.h"
 
 #define DOFF(f) NULL, offsetof(struct dc_daemon_cfg, f)
+#define IOFF(f) NULL, offsetof(struct dc_int_cfg, f)
+/* items in one list value (interfaces, destinations) */
+#define DC_LIST_MAX 64
 #define COFF(f) #f, offsetof(struct dc_cc_cfg, f)
 
 /*
@@ -30,6 +37,22 @@ const struct dc_param dc_params[] = {
 	  "lock file holding the daemon's PID; a second daemon using it is refused" },
 	{ "log_level", DC_SCOPE_DAEMON, DC_K_LOGLEVEL, DOFF(log_level), DC_LOG_ERROR,
 	  DC_LOG_DEBUG, "-", "least severe message written to stderr" },
+	{ "metrics_file", DC_SCOPE_DAEMON, DC_K_OPTPATH, DOFF(metrics_file), 0, 0, "-",
+	  "Prometheus textfile the daemon rewrites every metrics_interval_s (written to FILE.tmp, "
+	  "then renamed); empty = none" },
+	{ "metrics_interval_s", DC_SCOPE_DAEMON, DC_K_U32, DOFF(metrics_interval_s), 1, 3600, "s",
+	  "period of the metrics_file rewrite" },
+	{ "flows_max", DC_SCOPE_DAEMON, DC_K_U32, DOFF(flows_max), DC_FLOWS_MAX_MIN,
+	  DC_FLOWS_MAX_MAX, "flows",
+	  "max_entries of the per-flow LRU maps (dc_cc_flows, dc_int_flows, dc_int_sink); "
+	  "applies when the maps are created" },
+	{ "interfaces", DC_SCOPE_INT, DC_K_IFGLOBS, IOFF(interfaces), 0, 0, "-",
+	  "interfaces that get the host INT programs (egress source/echo, ingress sink), as "
+	  "names or globs (veth*); empty = none" },
+	{ "netns", DC_SCOPE_INT, DC_K_NETNS, IOFF(netns), 0, 0, "-",
+	  "network namespace (name in /var/run/netns) of those interfaces; empty = the daemon's own" },
+	{ "destinations", DC_SCOPE_INT, DC_K_PREFIXES, IOFF(destinations), 0, 0, "-",
+	  "IPv4 prefixes whose traffic carries INT, each A.B.C.D/LEN[:SLOTS] (hop slots 1-4, default 4)" },
 	{ "gamma", DC_SCOPE_CC, DC_K_Q16, COFF(gamma_q16), 1, (__u32)DC_Q16_ONE, "-",
 	  "EWMA weight of the window update (γ); 1 = jump to the target window" },
 	{ "base_rtt_us", DC_SCOPE_CC, DC_K_U32, COFF(base_rtt_us), 0, 1000000, "µs",
@@ -50,13 +73,10 @@ const struct dc_param dc_params[] = {
 const unsigned int dc_nparams = sizeof(dc_params) / sizeof(dc_params[0]);
 
 const struct dc_cc_desc dc_ccs[DC_CC_MAX] = {
-	{ DC_CC_POWERTCP, "powertcp", "dc_powertcp", "link_powertcp" },
-	{ DC_CC_THETA, "theta_powertcp", "dc_theta_ptcp", "link_theta_ptcp" },
+	{ DC_CC_POWERTCP, "powertcp" },
+	{ DC_CC_THETA, "theta_powertcp" },
 };
 
-const char *const dc_pinned_maps[] = { DC_MAP_CFG, DC_MAP_FLOWS, DC_MAP_STATS, DC_MAP_INT,
-					DC_MAP_TRACE, DC_MAP_TRON };
-const unsigned int dc_npinned_maps = sizeof(dc_pinned_maps) / sizeof(dc_pinned_maps[0]);
 
 static const char *const log_names[] = { "error", "warn", "info", "debug" };
 
@@ -107,6 +127,8 @@ void dc_config_defaults(struct dc_config *c)
 	snprintf(c->daemon.pin_dir, sizeof(c->daemon.pin_dir), "%s", DC_PIN_DIR);
 	snprintf(c->daemon.lock_file, sizeof(c->daemon.lock_file), "%s", DC_LOCK_FILE_DEFAULT);
 	c->daemon.log_level = DC_LOG_INFO;
+	c->daemon.metrics_interval_s = 15;
+	c->daemon.flows_max = DC_FLOWS_MAX_DEFAULT;
 	for (i = 0; i < DC_CC_MAX; i++)
 		dc_cc_cfg_defaults(&c->cc[i]);
 }
@@ -223,7 +245,14 @@ void dc_q16_format(__u32 q16, char *buf, size_t len)
  * CC's parameters (both CCs share one table). */
 const void *dc_param_base(const struct dc_param *p, const struct dc_config *c)
 {
-	return p->scope == DC_SCOPE_DAEMON ? (const void *)&c->daemon : (const void *)&c->cc[0];
+	switch (p->scope) {
+	case DC_SCOPE_DAEMON:
+		return &c->daemon;
+	case DC_SCOPE_INT:
+		return &c->intf;
+	default:
+		return &c->cc[0];
+	}
 }
 
 void dc_param_range(const struct dc_param *p, char *buf, size_t len)
@@ -256,7 +285,137 @@ void dc_param_range(const struct dc_param *p, char *buf, size_t len)
 	case DC_K_LOGLEVEL:
 		snprintf(buf, len, "error, warn, info or debug");
 		break;
+	case DC_K_OPTPATH:
+		snprintf(buf, len, "absolute path or empty");
+		break;
+	case DC_K_IFGLOBS:
+		snprintf(buf, len, "up to %d names or globs of 1-15 characters", DC_LIST_MAX);
+		break;
+	case DC_K_NETNS:
+		snprintf(buf, len, "name of 1-%d characters [A-Za-z0-9._-] or empty",
+			 DC_NETNS_LEN - 1);
+		break;
+	case DC_K_PREFIXES:
+		snprintf(buf, len, "up to %d of A.B.C.D/LEN[:SLOTS], SLOTS 1-%d", DC_LIST_MAX,
+			 DC_INT_WIRE_MAX_SLOTS);
+		break;
 	}
+}
+
+int dc_list_next(const char **p, char *tok, size_t len)
+{
+	const char *s = *p;
+	size_t n;
+
+	while (*s == ' ' || *s == '\t' || *s == ',')
+		s++;
+	if (!*s) {
+		*p = s;
+		return 0;
+	}
+	n = strcspn(s, " \t,");
+	snprintf(tok, len, "%.*s", (int)n, s);
+	*p = s + n;
+	return 1;
+}
+
+bool dc_iface_matches(const char *list, const char *ifname)
+{
+	char tok[64];
+
+	while (dc_list_next(&list, tok, sizeof(tok)))
+		if (!fnmatch(tok, ifname, 0))
+			return true;
+	return false;
+}
+
+int dc_prefix_parse(const char *tok, __u32 *addr, __u32 *plen, __u32 *slots, char *why,
+		    size_t whylen)
+{
+	char buf[64], *slash, *colon;
+	const char *w;
+	struct in_addr a;
+	__u32 v;
+
+	snprintf(buf, sizeof(buf), "%s", tok);
+	*slots = DC_INT_WIRE_MAX_SLOTS;
+	colon = strchr(buf, ':');
+	if (colon) {
+		*colon = '\0';
+		if (parse_u32(colon + 1, &v, &w) || v < 1 || v > DC_INT_WIRE_MAX_SLOTS) {
+			snprintf(why, whylen, "'%s': slots must be 1-%d", tok, DC_INT_WIRE_MAX_SLOTS);
+			return -1;
+		}
+		*slots = v;
+	}
+	slash = strchr(buf, '/');
+	*plen = 32;
+	if (slash) {
+		*slash = '\0';
+		if (parse_u32(slash + 1, &v, &w) || v > 32) {
+			snprintf(why, whylen, "'%s': prefix length must be 0-32", tok);
+			return -1;
+		}
+		*plen = v;
+	}
+	if (inet_pton(AF_INET, buf, &a) != 1) {
+		snprintf(why, whylen, "'%s': not an IPv4 prefix A.B.C.D/LEN[:SLOTS]", tok);
+		return -1;
+	}
+	/* host bits cleared, so 10.1.2.3/8 and 10.0.0.0/8 are one entry */
+	v = *plen ? ntohl(a.s_addr) & (0xffffffffU << (32 - *plen)) : 0;
+	*addr = htonl(v);
+	return 0;
+}
+
+/* Blank-separated list: every item checked, stored with single blanks. */
+static int parse_list(const struct dc_param *p, const char *text, char *dst, size_t dstlen,
+		      char *why, size_t whylen)
+{
+	char tok[128], out[DC_DSTLIST_LEN];
+	const char *s = text;
+	size_t off = 0;
+	unsigned int n = 0;
+	__u32 a, l, k;
+
+	out[0] = '\0';
+	while (dc_list_next(&s, tok, sizeof(tok))) {
+		if (++n > DC_LIST_MAX) {
+			snprintf(why, whylen, "more than %d items", DC_LIST_MAX);
+			return -1;
+		}
+		if (p->kind == DC_K_IFGLOBS) {
+			/* an interface name has at most IFNAMSIZ - 1 = 15 bytes and no
+			 * '/' or blanks; a glob must still fit one */
+			if (strlen(tok) > 15 || strchr(tok, '/') || strchr(tok, '\'')) {
+				snprintf(why, whylen, "'%.60s' is not an interface name or glob", tok);
+				return -1;
+			}
+		} else if (dc_prefix_parse(tok, &a, &l, &k, why, whylen)) {
+			return -1;
+		}
+		off += (size_t)snprintf(out + off, sizeof(out) - off, "%s%s", off ? " " : "", tok);
+		if (off >= dstlen) {
+			snprintf(why, whylen, "longer than %zu characters", dstlen - 1);
+			return -1;
+		}
+	}
+	memcpy(dst, out, off + 1);
+	return 0;
+}
+
+static int parse_netns(const char *text, char *dst, char *why, size_t whylen)
+{
+	size_t n = strlen(text);
+
+	if (n >= DC_NETNS_LEN || strspn(text, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+					     "0123456789._-") != n || !strcmp(text, ".") ||
+	    !strcmp(text, "..")) {
+		snprintf(why, whylen, "not a namespace name");
+		return -1;
+	}
+	memcpy(dst, text, n + 1);
+	return 0;
 }
 
 static int parse_path(const struct dc_param *p, const char *text, char *dst,
@@ -302,9 +461,21 @@ int dc_param_parse(const struct dc_param *p, const char *text, void *base,
 	__u32 v;
 
 	switch (p->kind) {
+	case DC_K_OPTPATH:
+		if (!*text) {
+			*((char *)base + p->off) = '\0';
+			return 0;
+		}
+		/* fall through */
 	case DC_K_PINDIR:
 	case DC_K_PATH:
 		return parse_path(p, text, (char *)base + p->off, why, whylen);
+	case DC_K_IFGLOBS:
+		return parse_list(p, text, (char *)base + p->off, DC_IFLIST_LEN, why, whylen);
+	case DC_K_PREFIXES:
+		return parse_list(p, text, (char *)base + p->off, DC_DSTLIST_LEN, why, whylen);
+	case DC_K_NETNS:
+		return parse_netns(text, (char *)base + p->off, why, whylen);
 	case DC_K_LOGLEVEL:
 		for (i = 0; i <= DC_LOG_DEBUG; i++) {
 			if (!strcmp(text, log_names[i])) {
@@ -370,6 +541,10 @@ void dc_param_format(const struct dc_param *p, const void *base, char *buf, size
 	switch (p->kind) {
 	case DC_K_PINDIR:
 	case DC_K_PATH:
+	case DC_K_OPTPATH:
+	case DC_K_IFGLOBS:
+	case DC_K_NETNS:
+	case DC_K_PREFIXES:
 		snprintf(buf, len, "%s", (const char *)base + p->off);
 		return;
 	default:
@@ -448,8 +623,9 @@ struct ini_ctx {
 	struct ini_src *src;
 	struct dc_config cfg;
 	struct dc_errbuf *eb;
-	/* line where each parameter was set; [0] daemon, [1 + cc] per CC */
-	int seen[1 + DC_CC_MAX][32];
+	/* line where each parameter was set; [0] daemon, [1 + cc] per CC,
+	 * [1 + DC_CC_MAX] int */
+	int seen[2 + DC_CC_MAX][32];
 };
 
 _Static_assert(sizeof(dc_params) / sizeof(dc_params[0]) <= 32,
@@ -527,18 +703,21 @@ static int conf_on_key(void *user, const char *section, const char *name,
 	int *seen;
 
 	if (!section[0]) {
-		dc_err_add(c->eb, "%s:%d: %s = %s: key outside a section; put it under [daemon], [%s] or [%s]",
+		dc_err_add(c->eb, "%s:%d: %s = %s: key outside a section; put it under [daemon], [int], [%s] or [%s]",
 			   c->file, line, name, value, dc_ccs[0].name, dc_ccs[1].name);
 		return 1;
 	}
 	if (!strcmp(section, "daemon")) {
 		scope = DC_SCOPE_DAEMON;
 		base = &c->cfg.daemon;
+	} else if (!strcmp(section, "int")) {
+		scope = DC_SCOPE_INT;
+		base = &c->cfg.intf;
 	} else if ((cc = dc_cc_find(section))) {
 		scope = DC_SCOPE_CC;
 		base = &c->cfg.cc[cc->id];
 	} else {
-		dc_err_add(c->eb, "%s:%d: [%s] %s = %s: unknown section; sections: daemon, %s, %s",
+		dc_err_add(c->eb, "%s:%d: [%s] %s = %s: unknown section; sections: daemon, int, %s, %s",
 			   c->file, line, section, name, value, dc_ccs[0].name, dc_ccs[1].name);
 		return 1;
 	}
@@ -549,7 +728,7 @@ static int conf_on_key(void *user, const char *section, const char *name,
 			   c->file, line, section, name, value, section, keys);
 		return 1;
 	}
-	seen = &c->seen[cc ? 1 + cc->id : 0][p - dc_params];
+	seen = &c->seen[cc ? 1 + cc->id : scope == DC_SCOPE_INT ? 1 + DC_CC_MAX : 0][p - dc_params];
 	if (*seen) {
 		dc_err_add(c->eb, "%s:%d: [%s] %s = %s: duplicate key (first set at line %d)",
 			   c->file, line, section, name, value, *seen);
@@ -616,6 +795,16 @@ int dc_config_load(const char *path, struct dc_config *out, struct dc_errbuf *eb
 	return r;
 }
 
+int dc_config_read(const char *path, bool explicit_path, struct dc_config *out,
+		   struct dc_errbuf *eb)
+{
+	if (!explicit_path && access(path, F_OK) && errno == ENOENT) {
+		dc_config_defaults(out);
+		return 1;
+	}
+	return dc_config_load(path, out, eb);
+}
+
 int dc_config_load_string(const char *name, const char *text, struct dc_config *out,
 			  struct dc_errbuf *eb)
 {
@@ -642,9 +831,11 @@ void dc_config_print_doc(FILE *f)
 
 		dc_param_format(p, base, val, sizeof(val));
 		dc_param_range(p, range, sizeof(range));
-		fprintf(f, "| %s | `%s` | `%s` | %s | %s | %s%s%s | %s |\n",
-			p->scope == DC_SCOPE_DAEMON ? "[daemon]" : "[powertcp], [theta_powertcp]",
-			p->name, val, range, p->unit, p->field ? "`" : "", p->field ? p->field : "-",
+		fprintf(f, "| %s | `%s` | %s%s%s | %s | %s | %s%s%s | %s |\n",
+			p->scope == DC_SCOPE_DAEMON ? "[daemon]" :
+			p->scope == DC_SCOPE_INT ? "[int]" : "[powertcp], [theta_powertcp]",
+			p->name, val[0] ? "`" : "", val[0] ? val : "(empty)", val[0] ? "`" : "", range,
+			p->unit, p->field ? "`" : "", p->field ? p->field : "-",
 			p->field ? "`" : "", p->doc);
 	}
 }

@@ -11,6 +11,7 @@
 #ifndef DCBPF_LOADER_CONFIG_H
 #define DCBPF_LOADER_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <dcbpf/types.h>
@@ -34,22 +35,47 @@ enum dc_log_level {
 
 #define DC_PATH_LEN 256
 
-/* [daemon] section: read at start; pin_dir and lock_file need a restart. */
+#define DC_IFLIST_LEN 512
+#define DC_NETNS_LEN 64
+#define DC_DSTLIST_LEN 1024
+/* Per-flow LRU maps: default size, and the range flows_max accepts. */
+#define DC_FLOWS_MAX_DEFAULT 65536
+#define DC_FLOWS_MAX_MIN 128
+#define DC_FLOWS_MAX_MAX (1U << 22)
+
+/* [daemon] section: read at start; pin_dir, lock_file and flows_max need a
+ * restart, the rest also changes on reload. */
 struct dc_daemon_cfg {
 	char pin_dir[DC_PATH_LEN];
 	char lock_file[DC_PATH_LEN];
 	__u32 log_level;	/* enum dc_log_level */
+	char metrics_file[DC_PATH_LEN];	/* "" = the daemon writes no metrics */
+	__u32 metrics_interval_s;
+	__u32 flows_max;	/* max_entries of every per-flow (LRU) map */
+};
+
+/*
+ * [int] section: the host INT programs the daemon keeps attached.  Lists
+ * are stored normalised (single blanks between items) and walked with
+ * dc_list_next.
+ */
+struct dc_int_cfg {
+	char interfaces[DC_IFLIST_LEN];		/* fnmatch globs; "" = none */
+	char netns[DC_NETNS_LEN];		/* name in /var/run/netns; "" = own */
+	char destinations[DC_DSTLIST_LEN];	/* A.B.C.D/LEN[:SLOTS] */
 };
 
 struct dc_config {
 	struct dc_daemon_cfg daemon;
 	struct dc_cc_cfg cc[DC_CC_MAX];	/* indexed by enum dc_cc_id */
+	struct dc_int_cfg intf;
 };
 
-/* Where a parameter lives: the [daemon] struct or one struct dc_cc_cfg. */
+/* Where a parameter lives: [daemon], one struct dc_cc_cfg, or [int]. */
 enum dc_scope {
 	DC_SCOPE_DAEMON,
 	DC_SCOPE_CC,
+	DC_SCOPE_INT,
 };
 
 enum dc_kind {
@@ -59,6 +85,10 @@ enum dc_kind {
 	DC_K_PINDIR,	/* absolute path under DC_BPFFS_ROOT */
 	DC_K_PATH,	/* absolute path */
 	DC_K_LOGLEVEL,	/* error|warn|info|debug */
+	DC_K_OPTPATH,	/* absolute path, or empty */
+	DC_K_IFGLOBS,	/* interface names or globs, blank separated */
+	DC_K_NETNS,	/* namespace name, or empty */
+	DC_K_PREFIXES,	/* IPv4 prefixes with optional :SLOTS, blank separated */
 };
 
 struct dc_param {
@@ -75,12 +105,11 @@ struct dc_param {
 extern const struct dc_param dc_params[];
 extern const unsigned int dc_nparams;
 
-/* One registered congestion control: config section, CC name, BPF names. */
+/* A congestion control with parameters: config section and dc_cc_cfg key
+ * (what dcbpfd registers is in loader/object.c, dc_cc_regs). */
 struct dc_cc_desc {
 	enum dc_cc_id id;
 	const char *name;	/* CC name, config section and key prefix */
-	const char *ops_map;	/* struct_ops map in the object */
-	const char *link_pin;	/* link pin name under pin_dir */
 };
 
 extern const struct dc_cc_desc dc_ccs[DC_CC_MAX];
@@ -92,8 +121,7 @@ extern const struct dc_cc_desc dc_ccs[DC_CC_MAX];
 #define DC_MAP_INT "dc_int_flows"
 #define DC_MAP_TRACE "dc_cc_trace"
 #define DC_MAP_TRON "dc_cc_tron"
-extern const char *const dc_pinned_maps[];
-extern const unsigned int dc_npinned_maps;
+/* Which maps are pinned is read from the objects: dc_obj_pinned_map_names. */
 
 /* Error sink: messages are appended, one per line, truncated if full. */
 struct dc_errbuf {
@@ -114,6 +142,13 @@ void dc_cc_cfg_defaults(struct dc_cc_cfg *cfg);
  * in *eb ("file:line: ...") and -1 is returned.
  */
 int dc_config_load(const char *path, struct dc_config *out, struct dc_errbuf *eb);
+/*
+ * The file dcbpfd and dcbpf read: a missing default file (explicit_path
+ * false) means the built-in defaults and returns 1, so a bare command
+ * works; a missing explicit -c FILE is an error.  Else as dc_config_load.
+ */
+int dc_config_read(const char *path, bool explicit_path, struct dc_config *out,
+		   struct dc_errbuf *eb);
 /* Same from memory; `name` is what messages call the file. */
 int dc_config_load_string(const char *name, const char *text, struct dc_config *out,
 			  struct dc_errbuf *eb);
@@ -151,5 +186,17 @@ int dc_key_parse(const char *key, const struct dc_cc_desc **cc,
 void dc_config_print_doc(FILE *f);
 
 const char *dc_log_level_name(__u32 level);
+
+/*
+ * Next blank-separated item of a list value: copies it to tok and returns
+ * 1, or returns 0 at the end.  *p advances.
+ */
+int dc_list_next(const char **p, char *tok, size_t len);
+/* Does ifname match one of the globs of list? */
+bool dc_iface_matches(const char *list, const char *ifname);
+/* "10.0.0.0/8:2" → network-order address (host bits cleared), length and
+ * slots (DC_INT_WIRE_MAX_SLOTS if not given).  0, or -1 with *why. */
+int dc_prefix_parse(const char *tok, __u32 *addr, __u32 *plen, __u32 *slots, char *why,
+		    size_t whylen);
 
 #endif

@@ -5,6 +5,7 @@
  * daemon.  Commands and exit codes: docs/cli.md.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -20,7 +21,9 @@
 #include "cli.h"
 #include "credence.h"
 #include "trace.h"
+#include "attach.h"
 #include "intctl.h"
+#include "inthost.h"
 #include "features.h"
 #include "json.h"
 #include "metrics.h"
@@ -54,6 +57,8 @@ static void usage(FILE *f)
 		"  int attach|detach|switch|dst|status ...\n"
 		"                              in-band telemetry on hosts and switches\n"
 		"  metrics [--textfile PATH]   Prometheus text format (PATH: write, then rename)\n"
+		"  attach|detach [--netns NS] IFACE...\n"
+		"                              host INT programs on interfaces at run time\n"
 		"Options:\n"
 		"  -c, --config FILE  read pin_dir and lock_file from FILE (default %s, if present)\n"
 		"  -d, --pin-dir DIR  pinned state under DIR (overrides the config)\n"
@@ -216,7 +221,7 @@ struct cc_status {
 	int ops_state;
 };
 
-static void probe_cc(struct cli *c, const struct dc_cc_desc *cc, struct cc_status *st)
+static void probe_cc(struct cli *c, const struct dc_cc_reg *cc, struct cc_status *st)
 {
 	char path[DC_PATH_LEN + 32];
 	int fd;
@@ -240,6 +245,55 @@ static void probe_cc(struct cli *c, const struct dc_cc_desc *cc, struct cc_statu
 	}
 }
 
+/*
+ * Host INT attachments pinned under pin_dir/int/<netns|host>/, whoever made
+ * them (dcbpfd's [int] or dcbpf attach): ids of the egress and ingress
+ * links (tcx) or programs (netlink), 0 where a hook is missing.
+ */
+static void status_int(struct cli *c)
+{
+	char dir[DC_PATH_LEN + 8], names[256][16];
+	struct dirent *de;
+	DIR *dp;
+	int i, n;
+
+	snprintf(dir, sizeof(dir), "%s/int", c->pin_dir);
+	if (c->json)
+		jw_arr(&c->j, "int_attachments");
+	else
+		printf("%-16s %-16s %8s %8s\n", "int netns", "interface", "egress", "ingress");
+	dp = opendir(dir);
+	while (dp && (de = readdir(dp))) {
+		const char *ns = strcmp(de->d_name, "host") ? de->d_name : NULL;
+
+		if (de->d_name[0] == '.')
+			continue;
+		n = dc_int_host_pinned(c->pin_dir, ns, names, 256);
+		for (i = 0; i < n; i++) {
+			__u32 ids[2] = { 0, 0 }, idx = 0;
+			char why[256];
+
+			if (!dc_ifindex(ns, names[i], &idx, why, sizeof(why)))
+				dc_int_host_state(c->pin_dir, ns, names[i], idx, ids);
+			if (c->json) {
+				jw_obj(&c->j, NULL);
+				jw_str(&c->j, "netns", ns ? ns : "");
+				jw_str(&c->j, "ifname", names[i]);
+				jw_u64(&c->j, "egress", ids[0]);
+				jw_u64(&c->j, "ingress", ids[1]);
+				jw_end_obj(&c->j);
+			} else {
+				printf("%-16s %-16s %8u %8u%s\n", ns ? ns : "(own)", names[i], ids[0], ids[1],
+				       idx ? "" : "  (interface gone)");
+			}
+		}
+	}
+	if (dp)
+		closedir(dp);
+	if (c->json)
+		jw_end_arr(&c->j);
+}
+
 static int cmd_status(struct cli *c)
 {
 	pid_t pid = dc_lock_holder(c->cfg.daemon.lock_file);
@@ -247,16 +301,18 @@ static int cmd_status(struct cli *c)
 	const struct dc_obj_variant *v = nargs > 0 ? dc_obj_variant_for(nargs) : NULL;
 	bool links = dc_kernel_has_struct_ops_link();
 	struct dc_cc_counters stats[DC_CC_MAX];
-	struct cc_status st[DC_CC_MAX];
+	struct cc_status st[DC_CC_REGS_MAX];
 	char avail[1024] = "";
 	struct dc_features feat;
+	char maps[64][32];
 	bool have_stats;
 	unsigned int i;
+	int nmaps;
 
 	dc_features_detect(&feat);
 	dc_cc_available_list(avail, sizeof(avail));
-	for (i = 0; i < DC_CC_MAX; i++)
-		probe_cc(c, &dc_ccs[i], &st[i]);
+	for (i = 0; i < dc_ncc_regs; i++)
+		probe_cc(c, &dc_cc_regs[i], &st[i]);
 
 	if (c->json) {
 		jw_obj(&c->j, NULL);
@@ -278,8 +334,8 @@ static int cmd_status(struct cli *c)
 		dc_features_json(&feat, &c->j);
 		jw_str(&c->j, "available_ccs", avail);
 		jw_obj(&c->j, "ccs");
-		for (i = 0; i < DC_CC_MAX; i++) {
-			jw_obj(&c->j, dc_ccs[i].name);
+		for (i = 0; i < dc_ncc_regs; i++) {
+			jw_obj(&c->j, dc_cc_regs[i].name);
 			jw_bool(&c->j, "registered", st[i].available);
 			jw_str(&c->j, "pinned", st[i].link_pinned ? "link" :
 						st[i].map_pinned ? "struct_ops_map" : "none");
@@ -303,65 +359,64 @@ static int cmd_status(struct cli *c)
 						       "struct_ops map update (no links in this kernel)");
 		dc_features_print(&feat, stdout);
 		printf("%-16s %-11s %s\n", "cc", "registered", "pinned registration");
-		for (i = 0; i < DC_CC_MAX; i++) {
+		for (i = 0; i < dc_ncc_regs; i++) {
 			char pin[128];
 
 			if (st[i].link_pinned)
 				snprintf(pin, sizeof(pin), "%s (link id %u, struct_ops map id %u)",
-					 dc_ccs[i].link_pin, st[i].link_id, st[i].map_id);
+					 dc_cc_regs[i].link_pin, st[i].link_id, st[i].map_id);
 			else if (st[i].map_pinned)
 				snprintf(pin, sizeof(pin), "%s (struct_ops map id %u, %s)",
-					 dc_ccs[i].ops_map, st[i].map_id,
+					 dc_cc_regs[i].ops_map, st[i].map_id,
 					 st[i].ops_state == DC_STRUCT_OPS_STATE_INUSE ? "in use" :
 										      "not registered");
 			else
 				snprintf(pin, sizeof(pin), "%s",
 					 st[i].available ? "none (registered by someone else)" : "none");
-			printf("%-16s %-11s %s\n", dc_ccs[i].name, st[i].available ? "yes" : "no", pin);
+			printf("%-16s %-11s %s\n", dc_cc_regs[i].name, st[i].available ? "yes" : "no", pin);
 		}
 		printf("available CCs: %s\n", avail);
 	}
 
-	/* pinned maps */
+	/* pinned maps: the names the objects pin by name, those present */
+	nmaps = dc_obj_pinned_map_names(maps, 64);
 	if (c->json)
 		jw_arr(&c->j, "maps");
 	else
 		printf("%-14s %-6s %-10s %s\n", "map", "id", "type", "entries");
-	for (i = 0; i < dc_npinned_maps; i++) {
+	for (i = 0; i < (unsigned int)nmaps; i++) {
 		char path[DC_PATH_LEN + 32];
 		struct bpf_map_info info;
 		__u32 ilen = sizeof(info);
 		long n = -1;
 		int fd;
 
-		dc_path(path, sizeof(path), c->pin_dir, dc_pinned_maps[i]);
+		dc_path(path, sizeof(path), c->pin_dir, maps[i]);
 		fd = bpf_obj_get(path);
+		if (fd < 0)
+			continue;
 		memset(&info, 0, sizeof(info));
-		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &ilen))
+		if (!bpf_obj_get_info_by_fd(fd, &info, &ilen))
 			n = info.type == BPF_MAP_TYPE_ARRAY ? (long)info.max_entries :
 							     count_entries(fd, info.key_size);
 		if (c->json) {
 			jw_obj(&c->j, NULL);
-			jw_str(&c->j, "name", dc_pinned_maps[i]);
-			jw_bool(&c->j, "pinned", fd >= 0);
-			if (fd >= 0) {
-				jw_u64(&c->j, "id", info.id);
-				jw_str(&c->j, "type", map_type_name(info.type));
-				jw_u64(&c->j, "entries", n < 0 ? 0 : (__u64)n);
-				jw_u64(&c->j, "max_entries", info.max_entries);
-			}
+			jw_str(&c->j, "name", maps[i]);
+			jw_bool(&c->j, "pinned", true);
+			jw_u64(&c->j, "id", info.id);
+			jw_str(&c->j, "type", map_type_name(info.type));
+			jw_u64(&c->j, "entries", n < 0 ? 0 : (__u64)n);
+			jw_u64(&c->j, "max_entries", info.max_entries);
 			jw_end_obj(&c->j);
-		} else if (fd >= 0) {
-			printf("%-14s %-6u %-10s %ld/%u\n", dc_pinned_maps[i], info.id,
-			       map_type_name(info.type), n, info.max_entries);
 		} else {
-			printf("%-14s %-6s %-10s %s\n", dc_pinned_maps[i], "-", "-", "not pinned");
+			printf("%-14s %-6u %-10s %ld/%u\n", maps[i], info.id,
+			       map_type_name(info.type), n, info.max_entries);
 		}
-		if (fd >= 0)
-			close(fd);
+		close(fd);
 	}
 	if (c->json)
 		jw_end_arr(&c->j);
+	status_int(c);
 
 	have_stats = false;
 	{
@@ -787,7 +842,8 @@ static int cmd_params(struct cli *c)
 		dc_param_format(p, base, val, sizeof(val));
 		dc_param_range(p, range, sizeof(range));
 		jw_obj(&c->j, NULL);
-		jw_str(&c->j, "section", p->scope == DC_SCOPE_DAEMON ? "daemon" : "cc");
+		jw_str(&c->j, "section", p->scope == DC_SCOPE_DAEMON ? "daemon" :
+					 p->scope == DC_SCOPE_INT ? "int" : "cc");
 		jw_str(&c->j, "key", p->name);
 		jw_str(&c->j, "default", val);
 		jw_str(&c->j, "allowed", range);
@@ -802,6 +858,47 @@ static int cmd_params(struct cli *c)
 	return EXIT_OK;
 }
 
+/* ---- attach / detach ------------------------------------------------------ */
+
+/*
+ * Host INT programs on interfaces at run time, in the [int] namespace of
+ * the config unless --netns says otherwise.  Pinned like the daemon's own,
+ * so a running or restarted dcbpfd adopts them (docs/cli.md).
+ */
+static int cmd_attach(struct cli *c, int argc, char **argv, bool detach)
+{
+	static const struct option opts[] = {
+		{ "netns", required_argument, NULL, 'n' },
+		{ "no-links", no_argument, NULL, 'L' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *netns = c->cfg.intf.netns[0] ? c->cfg.intf.netns : NULL;
+	bool no_links = false;
+	int o;
+
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "+n:", opts, NULL)) != -1) {
+		switch (o) {
+		case 'n':
+			netns = *optarg ? optarg : NULL;
+			break;
+		case 'L':
+			no_links = true;
+			break;
+		default:
+			fprintf(stderr, "usage: dcbpf %s [--netns NS] [--no-links] IFACE...\n", argv[0]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "usage: dcbpf %s [--netns NS] [--no-links] IFACE...\n", argv[0]);
+		return EXIT_USAGE;
+	}
+	if (dc_require_root("dcbpf", c->pin_dir))
+		return EXIT_ERR;
+	return dc_int_host_cmd(c->pin_dir, netns, no_links, argc - optind, argv + optind, detach);
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 static int load_cli_config(struct cli *c, const char *path, bool explicit_path)
@@ -809,9 +906,7 @@ static int load_cli_config(struct cli *c, const char *path, bool explicit_path)
 	struct dc_errbuf eb = { .len = 0 };
 
 	dc_config_defaults(&c->cfg);
-	if (!explicit_path && access(path, F_OK))
-		return 0;
-	if (dc_config_load(path, &c->cfg, &eb)) {
+	if (dc_config_read(path, explicit_path, &c->cfg, &eb) < 0) {
 		fprintf(stderr, "%s", eb.msg);
 		if (explicit_path) {
 			fprintf(stderr, "dcbpf: %s is invalid\n", path);
@@ -910,6 +1005,8 @@ int main(int argc, char **argv)
 		return dc_cmd_trace(c.pin_dir, argc, argv);
 	if (!strcmp(cmd, "int"))
 		return dc_int_main(c.pin_dir, argc, argv);
+	if (!strcmp(cmd, "attach") || !strcmp(cmd, "detach"))
+		return cmd_attach(&c, argc, argv, !strcmp(cmd, "detach"));
 	if (!strcmp(cmd, "metrics"))
 		return dc_metrics_main(c.pin_dir, c.cfg.daemon.lock_file, argc, argv);
 	if (!strcmp(cmd, "help")) {

@@ -34,21 +34,10 @@
 #include "cli.h"
 #include "config.h"
 #include "intctl.h"
-#include "int.skel.h"
+#include "inthost.h"
 #include "int_transit.skel.h"
 
 #define INT_DIR "int"
-#define HOST_NS "host"	/* pin subdirectory for the caller's own namespace */
-
-struct hookdef {
-	enum dc_hook hook;
-	const char *suffix;
-};
-
-static const struct hookdef host_hooks[] = {
-	{ DC_HOOK_TC_EGRESS, "egress" },
-	{ DC_HOOK_TC_INGRESS, "ingress" },
-};
 
 static void int_usage(FILE *f)
 {
@@ -57,43 +46,6 @@ static void int_usage(FILE *f)
 		   "       dcbpf int switch attach|detach [--no-links] NAME\n"
 		   "       dcbpf int dst add PREFIX [--slots N] | dst del PREFIX | dst list\n"
 		   "       dcbpf int status\n");
-}
-
-static int mkdirs(const char *path)
-{
-	char tmp[DC_PATH_LEN * 2];
-	char *p;
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (p = tmp + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		if (mkdir(tmp, 0700) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0700) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-/* Open the host INT object with the daemon's pin root and load it. */
-static struct int_bpf *open_host_obj(const char *pin_dir)
-{
-	LIBBPF_OPTS(bpf_object_open_opts, o, .pin_root_path = pin_dir);
-	struct int_bpf *s = int_bpf__open_opts(&o);
-
-	if (!s) {
-		fprintf(stderr, "dcbpf int: cannot open the INT object: %s\n", strerror(errno));
-		return NULL;
-	}
-	if (int_bpf__load(s)) {
-		fprintf(stderr, "dcbpf int: loading the INT programs failed: %s (a map pinned in %s "
-				"with another layout? stop dcbpfd, remove stale pins)\n",
-			strerror(errno), pin_dir);
-		int_bpf__destroy(s);
-		return NULL;
-	}
-	return s;
 }
 
 static void link_pin(char *buf, size_t len, const char *dir, const char *ifname,
@@ -115,8 +67,6 @@ static int attach_one(int prog_fd, enum dc_hook hook, const char *netns, const c
 
 	if (err)
 		fprintf(stderr, "dcbpf int: %s\n", why);
-	else if (how == DC_ATTACHED_LINK && bpf_obj_get(pin) < 0)
-		fprintf(stderr, "dcbpf int: warning: link for %s not found at %s\n", ifname, pin);
 	return err;
 }
 
@@ -131,76 +81,36 @@ static void detach_one(enum dc_hook hook, const char *netns, const char *ifname,
 		dc_detach_netlink(&a); /* attached without links (old kernel or --no-links) */
 }
 
-/* Maps only the host INT programs use (the rest belong to the CC object). */
-static const char *const host_only_maps[] = { "dc_int_dst", "dc_int_sink", "dc_int_stats" };
-
-/* After the last host detaches, leave nothing of INT pinned. */
-static void unpin_host_maps_if_unused(const char *pin_dir)
+int dc_int_host_cmd(const char *pin_dir, const char *netns, bool no_links, int n,
+		    char **ifaces, bool detach)
 {
-	char path[DC_PATH_LEN * 2];
-	unsigned int i;
+	struct dc_int_host *h;
+	char why[512];
+	int i;
 
-	snprintf(path, sizeof(path), "%s/%s", pin_dir, INT_DIR);
-	if (rmdir(path) && errno != ENOENT)
-		return; /* other namespaces still attached */
-	for (i = 0; i < sizeof(host_only_maps) / sizeof(host_only_maps[0]); i++) {
-		dc_path(path, sizeof(path), pin_dir, host_only_maps[i]);
-		unlink(path);
-	}
-}
-
-static int host_dir(char *buf, size_t len, const char *pin_dir, const char *netns, bool create)
-{
-	snprintf(buf, len, "%s/%s/%s", pin_dir, INT_DIR, netns ? netns : HOST_NS);
-	return create ? mkdirs(buf) : 0;
-}
-
-static int cmd_attach(const char *pin_dir, const char *netns, bool no_links, int n,
-		      char **ifaces, bool detach)
-{
-	char dir[DC_PATH_LEN * 2], pin[DC_PATH_LEN * 3];
-	struct int_bpf *s = NULL;
-	int i, h, err;
-
-	err = host_dir(dir, sizeof(dir), pin_dir, netns, !detach);
-	if (err) {
-		fprintf(stderr, "dcbpf int: cannot create %s: %s\n", dir, strerror(-err));
-		return EXIT_ERR;
-	}
 	if (detach) {
 		for (i = 0; i < n; i++)
-			for (h = 0; h < 2; h++) {
-				link_pin(pin, sizeof(pin), dir, ifaces[i], host_hooks[h].suffix);
-				detach_one(host_hooks[h].hook, netns, ifaces[i], pin);
-			}
-		rmdir(dir);
-		unpin_host_maps_if_unused(pin_dir);
+			dc_int_host_detach(pin_dir, netns, ifaces[i]);
+		dc_int_host_tidy(pin_dir, netns);
 		return EXIT_OK;
 	}
-	s = open_host_obj(pin_dir);
-	if (!s)
+	h = dc_int_host_open(pin_dir, 0, why, sizeof(why));
+	if (!h) {
+		fprintf(stderr, "dcbpf: %s\n", why);
 		return EXIT_ERR;
+	}
 	for (i = 0; i < n; i++) {
-		int fds[2] = { bpf_program__fd(s->progs.dc_int_hout),
-			       bpf_program__fd(s->progs.dc_int_hin) };
-
-		for (h = 0; h < 2; h++) {
-			link_pin(pin, sizeof(pin), dir, ifaces[i], host_hooks[h].suffix);
-			if (attach_one(fds[h], host_hooks[h].hook, netns, ifaces[i], pin, no_links)) {
-				/* all or nothing: take back what this call attached */
-				for (; i >= 0; i--, h = 2)
-					for (int k = 0; k < h; k++) {
-						link_pin(pin, sizeof(pin), dir, ifaces[i],
-							 host_hooks[k].suffix);
-						detach_one(host_hooks[k].hook, netns, ifaces[i], pin);
-					}
-				int_bpf__destroy(s);
-				return EXIT_ERR;
-			}
+		if (dc_int_host_attach(h, netns, ifaces[i], no_links, why, sizeof(why))) {
+			fprintf(stderr, "dcbpf: %s\n", why);
+			/* all or nothing: take back what this call attached */
+			while (--i >= 0)
+				dc_int_host_detach(pin_dir, netns, ifaces[i]);
+			dc_int_host_close(h);
+			dc_int_host_tidy(pin_dir, netns);
+			return EXIT_ERR;
 		}
 	}
-	/* Links (or the netlink attachment) keep the programs; the maps stay pinned. */
-	int_bpf__destroy(s);
+	dc_int_host_close(h);
 	return EXIT_OK;
 }
 
@@ -261,7 +171,7 @@ static int cmd_switch(const char *pin_dir, const char *name, bool no_links, bool
 		rmdir(dir);
 		return EXIT_OK;
 	}
-	err = mkdirs(dir);
+	err = dc_mkdirs(dir);
 	if (err) {
 		fprintf(stderr, "dcbpf int: cannot create %s: %s\n", dir, strerror(-err));
 		return EXIT_ERR;
@@ -481,8 +391,8 @@ int dc_int_main(const char *pin_dir, int argc, char **argv)
 			int_usage(stderr);
 			return EXIT_USAGE;
 		}
-		return cmd_attach(pin_dir, netns, no_links, argc - optind, argv + optind,
-				  !strcmp(sub, "detach"));
+		return dc_int_host_cmd(pin_dir, netns, no_links, argc - optind, argv + optind,
+				       !strcmp(sub, "detach"));
 	}
 	if (!strcmp(sub, "switch")) {
 		if (argc - optind != 2 || (strcmp(argv[optind], "attach") &&

@@ -24,7 +24,9 @@
 #include <bpf/libbpf.h>
 #include "dcbpf/int.h"
 #include "dcbpf/switch.h"
+#include "attach.h"
 #include "bpfsys.h"
+#include "inthost.h"
 #include "cli.h"
 #include "config.h"
 #include "metrics.h"
@@ -49,8 +51,19 @@ struct sw_m {
 	struct dc_int_counters xstats;
 };
 
+#define MAX_HOST_IFS 256
+
+/* A host INT attachment pinned under pin_dir/int/. */
+struct host_if_m {
+	char netns[64];
+	char ifname[16];
+	bool live;		/* both hooks attached to the current device */
+};
+
 struct snapshot {
 	bool daemon_up;
+	struct host_if_m host_if[MAX_HOST_IFS];
+	unsigned int nhost_if;
 	bool cc_registered[DC_CC_MAX];
 	bool have_stats, have_flows, have_int;
 	struct dc_cc_counters stats[DC_CC_MAX];
@@ -379,6 +392,53 @@ static void print_cc(FILE *f, const struct snapshot *s)
 	}
 }
 
+static void read_host_ifs(struct snapshot *s, const char *pin_dir)
+{
+	char dir[DC_PATH_LEN + 8], names[MAX_HOST_IFS][16], why[256];
+	struct dirent *de;
+	DIR *dp;
+	int i, n;
+
+	snprintf(dir, sizeof(dir), "%s/int", pin_dir);
+	dp = opendir(dir);
+	while (dp && (de = readdir(dp))) {
+		const char *ns = strcmp(de->d_name, "host") ? de->d_name : NULL;
+
+		if (de->d_name[0] == '.')
+			continue;
+		n = dc_int_host_pinned(pin_dir, ns, names, MAX_HOST_IFS);
+		for (i = 0; i < n && s->nhost_if < MAX_HOST_IFS; i++) {
+			struct host_if_m *h = &s->host_if[s->nhost_if++];
+			__u32 ids[2], idx;
+
+			snprintf(h->netns, sizeof(h->netns), "%.63s", ns ? ns : "");
+			snprintf(h->ifname, sizeof(h->ifname), "%.15s", names[i]);
+			h->live = !dc_ifindex(ns, names[i], &idx, why, sizeof(why)) &&
+				  dc_int_host_state(pin_dir, ns, names[i], idx, ids) == 2;
+		}
+	}
+	if (dp)
+		closedir(dp);
+}
+
+static void print_host_ifs(FILE *f, const struct snapshot *s)
+{
+	unsigned int i;
+
+	if (!s->nhost_if)
+		return;
+	family(f, "dcbpf_int_host_attached", "gauge",
+	       "1 if the host INT programs run on the interface (pinned under pin_dir/int/), "
+	       "0 if its pins are stale.");
+	for (i = 0; i < s->nhost_if; i++) {
+		fputs("dcbpf_int_host_attached{netns=\"", f);
+		label_value(f, s->host_if[i].netns);
+		fputs("\",ifname=\"", f);
+		label_value(f, s->host_if[i].ifname);
+		fprintf(f, "\"} %d\n", s->host_if[i].live);
+	}
+}
+
 static void print_int(FILE *f, const struct snapshot *s)
 {
 	char name[96], help[192];
@@ -556,6 +616,7 @@ static void print_all(FILE *f, const struct snapshot *s)
 {
 	print_cc(f, s);
 	print_int(f, s);
+	print_host_ifs(f, s);
 	print_switches(f, s);
 	family(f, "dcbpf_metrics_errors", "gauge",
 	       "Pinned maps that could not be read in this run (see dcbpf's stderr).");
@@ -606,6 +667,52 @@ static int write_textfile(const char *path, const char *buf, size_t len)
 	return 0;
 }
 
+/* One snapshot of every pinned counter, rendered into a malloc'd buffer. */
+static int render(const char *pin_dir, bool daemon_up, char **buf, size_t *len)
+{
+	struct snapshot *s = calloc(1, sizeof(*s));
+	FILE *mf;
+
+	*buf = NULL;
+	*len = 0;
+	if (!s)
+		return -ENOMEM;
+	s->daemon_up = daemon_up;
+	read_cc(s, pin_dir);
+	read_switches(s, pin_dir);
+	read_host_ifs(s, pin_dir);
+	mf = open_memstream(buf, len);
+	if (!mf) {
+		free(s);
+		return -ENOMEM;
+	}
+	print_all(mf, s);
+	free(s);
+	if (fclose(mf)) {
+		free(*buf);
+		*buf = NULL;
+		return -EIO;
+	}
+	return 0;
+}
+
+int dc_metrics_write(const char *pin_dir, const char *lock_file, bool daemon_up,
+		     const char *path)
+{
+	char *buf;
+	size_t len;
+	int err;
+
+	/* the lock holder cannot see its own lock with F_GETLK: the daemon
+	 * says it is up itself */
+	err = render(pin_dir, daemon_up || (lock_file && dc_lock_holder(lock_file) > 0), &buf, &len);
+	if (err)
+		return err;
+	err = write_textfile(path, buf, len);
+	free(buf);
+	return err;
+}
+
 static void metrics_usage(FILE *f)
 {
 	fprintf(f, "usage: dcbpf [--pin-dir DIR] metrics [--textfile PATH]\n"
@@ -622,10 +729,8 @@ int dc_metrics_main(const char *pin_dir, const char *lock_file, int argc, char *
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *textfile = NULL;
-	struct snapshot *s;
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *mf;
 	int o, rc = EXIT_OK;
 
 	optind = 1;
@@ -648,31 +753,12 @@ int dc_metrics_main(const char *pin_dir, const char *lock_file, int argc, char *
 	}
 	if (dc_require_root("dcbpf", pin_dir))
 		return EXIT_ERR;
-	s = calloc(1, sizeof(*s));
-	if (!s)
+	if (textfile)
+		return dc_metrics_write(pin_dir, lock_file, false, textfile) ? EXIT_ERR : EXIT_OK;
+	if (render(pin_dir, dc_lock_holder(lock_file) > 0, &buf, &len))
 		return EXIT_ERR;
-	s->daemon_up = dc_lock_holder(lock_file) > 0;
-	read_cc(s, pin_dir);
-	read_switches(s, pin_dir);
-
-	mf = open_memstream(&buf, &len);
-	if (!mf) {
-		free(s);
-		return EXIT_ERR;
-	}
-	print_all(mf, s);
-	if (fclose(mf)) {
-		free(buf);
-		free(s);
-		return EXIT_ERR;
-	}
-	if (textfile) {
-		if (write_textfile(textfile, buf, len))
-			rc = EXIT_ERR;
-	} else if (fwrite(buf, 1, len, stdout) != len || fflush(stdout)) {
+	if (fwrite(buf, 1, len, stdout) != len || fflush(stdout))
 		rc = EXIT_ERR;
-	}
 	free(buf);
-	free(s);
 	return rc;
 }

@@ -1,6 +1,8 @@
 # Start and stop a dcbpfd for a test, demo or experiment run.  Sourced.
 #   dcbpfd_start ["key = value" ...]   lines added to both CC sections
 #   dcbpfd_stop
+# DCBPFD_DAEMON (optional): lines added to [daemon]; DCBPFD_EXTRA (optional):
+# text appended after the CC sections (e.g. "[int]\ninterfaces = veth*").
 # Sets DCBPFD_PIN (pin dir), DCBPFD_PID, DCBPFD_CONF; DCBPFD_ERR on failure.
 # The daemon gets its own pin dir, so an operator's /sys/fs/bpf/dcbpf is
 # never touched; the CC names are global, so a second registration fails
@@ -24,10 +26,12 @@ dcbpfd_start() {
 		echo "[daemon]"
 		echo "pin_dir = $DCBPFD_PIN"
 		echo "lock_file = ${DCBPFD_CONF%.conf}.lock"
+		[ -n "${DCBPFD_DAEMON:-}" ] && printf '%b\n' "$DCBPFD_DAEMON"
 		for sec in powertcp theta_powertcp; do
 			echo "[$sec]"
 			for line in "$@"; do echo "$line"; done
 		done
+		[ -n "${DCBPFD_EXTRA:-}" ] && printf '%b\n' "$DCBPFD_EXTRA"
 	} >"$DCBPFD_CONF"
 	"$bin" -c "$DCBPFD_CONF" >"${DCBPFD_CONF%.conf}.log" 2>&1 &
 	DCBPFD_PID=$!
@@ -58,6 +62,7 @@ dcbpfd_stop() {
 	DCBPFD_PID=""
 	# A daemon that died without cleaning up must not leave pins behind.
 	[ -n "$DCBPFD_PIN" ] && [ -d "$DCBPFD_PIN" ] && rm -rf "$DCBPFD_PIN"
-	rm -f "$DCBPFD_CONF" "${DCBPFD_CONF%.conf}.log" "${DCBPFD_CONF%.conf}.lock"
+	# the config, its log and lock, and every file a test named after it
+	rm -f "$DCBPFD_CONF" "${DCBPFD_CONF%.conf}".*
 	return 0
 }

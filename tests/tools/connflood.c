@@ -3,7 +3,7 @@
  * connflood: open many short TCP connections with unique 4-tuples through
  * loopback, each with a chosen congestion control, to churn per-flow maps.
  *
- *   connflood [-n TOTAL] [-k CONCURRENT] [-c CC] [-s BYTES] [-p PORT]
+ *   connflood [-n TOTAL] [-k CONCURRENT] [-c CC] [-s BYTES] [-p PORT] [-H SECONDS]
  *
  * One process is both ends: it listens on 127.0.0.1:PORT (the listener
  * gets CC too, so accepted sockets inherit it) and keeps up to CONCURRENT
@@ -12,6 +12,9 @@
  * and closes once the server has read everything and closed too (so the
  * data was ACKed: the CC saw ACKs). Distinct sources keep the TIME_WAIT
  * tuples distinct, so the port range never runs out.
+ * With -H (hold), a connection is not closed once its BYTES are ACKed: all
+ * of them stay established at once (TOTAL <= CONCURRENT), SECONDS long,
+ * then are reset; this fills per-flow tables with live flows.
  * Prints one JSON line: {"opened":N,"completed":N,"failed":N,"peak_open":N}.
  * Run it inside a scratch network namespace (ip netns exec NS connflood).
  */
@@ -26,7 +29,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <linux/sockios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,11 +42,12 @@ struct conn {
 	int fd;
 	int sent;
 	bool connected;
+	bool held;	/* -H: all bytes ACKed, left open */
 };
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: connflood [-n TOTAL] [-k CONCURRENT] [-c CC] [-s BYTES] [-p PORT]\n");
+	fprintf(stderr, "usage: connflood [-n TOTAL] [-k CONCURRENT] [-c CC] [-s BYTES] [-p PORT] [-H SECONDS]\n");
 	exit(2);
 }
 
@@ -92,9 +99,10 @@ int main(int argc, char **argv)
 	static struct conn c[MAX_CONC];
 	static struct pollfd pfd[MAX_CONC * 3 + 1];
 	static int accepted[MAX_CONC * 2];
-	unsigned int nacc = 0, i, open_now = 0;
+	unsigned int nacc = 0, i, open_now = 0, hold = 0, held = 0;
+	struct rlimit rl;
 
-	while ((o = getopt(argc, argv, "n:k:c:s:p:")) != -1) {
+	while ((o = getopt(argc, argv, "n:k:c:s:p:H:")) != -1) {
 		switch (o) {
 		case 'n':
 			total = (unsigned int)strtoul(optarg, NULL, 10);
@@ -111,12 +119,21 @@ int main(int argc, char **argv)
 		case 'p':
 			port = atoi(optarg);
 			break;
+		case 'H':
+			hold = (unsigned int)strtoul(optarg, NULL, 10);
+			break;
 		default:
 			usage();
 		}
 	}
-	if (!conc || conc > MAX_CONC || bytes < 1 || bytes > (int)sizeof(buf))
+	if (!conc || conc > MAX_CONC || bytes < 1 || bytes > (int)sizeof(buf) ||
+	    (hold && total > conc))
 		usage();
+	/* both ends of every connection may be open at once */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	memset(buf, 'x', sizeof(buf));
 
 	lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -147,8 +164,9 @@ int main(int argc, char **argv)
 		if (open_now > peak)
 			peak = open_now;
 		for (i = 0; i < conc; i++) {
-			pfd[i].fd = c[i].fd;
-			pfd[i].events = c[i].sent < bytes ? POLLOUT : POLLIN;
+			pfd[i].fd = c[i].held ? -1 : c[i].fd;
+			/* -H waits for the ACKs, seen through POLLOUT + SIOCOUTQ */
+			pfd[i].events = c[i].sent < bytes || hold ? POLLOUT : POLLIN;
 			pfd[i].revents = 0;
 		}
 		pfd[conc].fd = lfd;
@@ -199,6 +217,18 @@ int main(int argc, char **argv)
 				continue;
 			}
 			c[i].connected = true;
+			if (hold && c[i].sent >= bytes) {
+				int unacked = 0;
+
+				/* counted once everything written is ACKed: the CC
+				 * has seen this flow's ACKs */
+				if (!ioctl(c[i].fd, SIOCOUTQ, &unacked) && !unacked) {
+					c[i].held = true;
+					held++;
+					done++;
+				}
+				continue;
+			}
 			if (c[i].sent >= bytes) {
 				/* shut down: wait for the server's EOF */
 				n = read(c[i].fd, sink, sizeof(sink));
@@ -221,15 +251,23 @@ int main(int argc, char **argv)
 				abort_close(c[i].fd);
 				c[i].fd = -1;
 				open_now--;
-			} else if (c[i].sent >= bytes) {
+			} else if (c[i].sent >= bytes && !hold) {
 				shutdown(c[i].fd, SHUT_WR);
 			}
 		}
 	}
+	if (hold) {
+		printf("{\"holding\":%u}\n", held);
+		fflush(stdout);
+		sleep(hold);
+		for (i = 0; i < conc; i++)
+			if (c[i].fd >= 0)
+				abort_close(c[i].fd);
+	}
 	for (i = 0; i < nacc; i++)
 		close(accepted[i]);
 	close(lfd);
-	printf("{\"opened\":%u,\"completed\":%u,\"failed\":%u,\"peak_open\":%u}\n", opened, done,
-	       failed, peak);
+	printf("{\"opened\":%u,\"completed\":%u,\"failed\":%u,\"peak_open\":%u,\"held\":%u}\n",
+	       opened, done, failed, peak, held);
 	return failed > total / 10 ? 1 : 0;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 
 #include <dcbpf/powertcp.h>
 
@@ -341,6 +342,69 @@ static void test_table(void)
 	free(doc);
 }
 
+/* [int] and the newer [daemon] keys: values stored, lists normalised,
+ * every kind of bad item named with its line. */
+static void test_int_keys(void)
+{
+	__u32 a, l, k;
+	char why[128];
+
+	ok("int and daemon keys",
+	   "[daemon]\nflows_max = 1024\nmetrics_file = /var/lib/x/dcbpf.prom\n"
+	   "metrics_interval_s = 5\n[int]\ninterfaces =  eth0   veth*  ens[0-9]\n"
+	   "netns = fab-h1\ndestinations = 10.0.0.0/8:2 192.168.1.7\n");
+	CHECK_EQ("flows_max", cfg.daemon.flows_max, 1024);
+	CHECK("metrics_file", !strcmp(cfg.daemon.metrics_file, "/var/lib/x/dcbpf.prom"), "%s",
+	      cfg.daemon.metrics_file);
+	CHECK_EQ("metrics_interval_s", cfg.daemon.metrics_interval_s, 5);
+	CHECK("interfaces normalised", !strcmp(cfg.intf.interfaces, "eth0 veth* ens[0-9]"), "'%s'",
+	      cfg.intf.interfaces);
+	CHECK("netns", !strcmp(cfg.intf.netns, "fab-h1"), "%s", cfg.intf.netns);
+	CHECK("destinations", !strcmp(cfg.intf.destinations, "10.0.0.0/8:2 192.168.1.7"), "'%s'",
+	      cfg.intf.destinations);
+	CHECK("glob matches veth0", dc_iface_matches(cfg.intf.interfaces, "veth0"), "no");
+	CHECK("glob matches ens3", dc_iface_matches(cfg.intf.interfaces, "ens3"), "no");
+	CHECK("eth1 does not match", !dc_iface_matches(cfg.intf.interfaces, "eth1"), "matched");
+	CHECK("empty list matches nothing", !dc_iface_matches("", "eth0"), "matched");
+
+	ok("defaults", "");
+	CHECK_EQ("flows_max default 65536", cfg.daemon.flows_max, 65536);
+	CHECK_EQ("metrics_interval_s default 15", cfg.daemon.metrics_interval_s, 15);
+	CHECK("no metrics_file by default", !cfg.daemon.metrics_file[0], "%s", cfg.daemon.metrics_file);
+	CHECK("no interfaces by default", !cfg.intf.interfaces[0], "%s", cfg.intf.interfaces);
+	ok("empty metrics_file", "[daemon]\nmetrics_file =\n");
+
+	bad("flows_max too small", "[daemon]\nflows_max = 10\n", "t.conf:2:", "flows_max = 10",
+	    "allowed [128, 4194304] flows");
+	bad("metrics_interval_s 0", "[daemon]\nmetrics_interval_s = 0\n", "t.conf:2:",
+	    "out of range", "allowed [1, 3600] s");
+	bad("metrics_file relative", "[daemon]\nmetrics_file = dcbpf.prom\n", "t.conf:2:",
+	    "not an absolute path", "absolute path or empty");
+	bad("interface name too long", "[int]\n\ninterfaces = eth0 averyveryverylongname0\n",
+	    "t.conf:3:", "'averyveryverylongname0' is not an interface name or glob",
+	    "[int] interfaces");
+	bad("interface with a slash", "[int]\ninterfaces = ns/eth0\n", "t.conf:2:",
+	    "'ns/eth0'", NULL);
+	bad("netns with a slash", "[int]\nnetns = ../x\n", "t.conf:2:", "not a namespace name",
+	    NULL);
+	bad("destination not a prefix", "[int]\ndestinations = 10.0.0.0/8 10.0.0/33\n", "t.conf:2:",
+	    "'10.0.0/33'", "prefix length must be 0-32");
+	bad("destination slots", "[int]\ndestinations = 10.0.0.0/8:5\n", "t.conf:2:",
+	    "slots must be 1-4", NULL);
+	bad("destination host", "[int]\ndestinations = fast\n", "t.conf:2:",
+	    "not an IPv4 prefix", NULL);
+	bad("unknown int key", "[int]\niface = eth0\n", "t.conf:2:", "unknown key",
+	    "keys in [int]: interfaces, netns, destinations");
+	bad("int key twice", "[int]\ninterfaces = a\ninterfaces = b\n", "t.conf:3:", "duplicate",
+	    "line 2");
+
+	CHECK("prefix host bits cleared",
+	      !dc_prefix_parse("10.1.2.3/8", &a, &l, &k, why, sizeof(why)) && a == htonl(0x0a000000) &&
+		      l == 8 && k == 4, "%s %x/%u:%u", why, a, l, k);
+	CHECK("prefix /0", !dc_prefix_parse("1.2.3.4/0:1", &a, &l, &k, why, sizeof(why)) && !a &&
+		      !l && k == 1, "%s", why);
+}
+
 int main(void)
 {
 	test_good_file();
@@ -350,5 +414,6 @@ int main(void)
 	test_format();
 	test_keys();
 	test_table();
+	test_int_keys();
 	return check_failed;
 }
