@@ -292,13 +292,29 @@ int dc_eth_hout(struct __sk_buff *skb)
 	return TC_ACT_OK;
 }
 
+#define DC_TCP_FIN_WAIT1 4
+#define DC_TCP_CLOSE 7
+#define DC_TCP_CLOSE_WAIT 8
+
+static __always_inline void dc_eth_sk_key(const struct bpf_sock_ops *skops, struct dc_flow_key *key)
+{
+	key->family = DC_AF_INET;
+	key->saddr[0] = skops->local_ip4;
+	key->daddr[0] = skops->remote_ip4;
+	key->sport = (__u16)skops->local_port;
+	key->dport = (__u16)bpf_ntohl(skops->remote_port);
+}
+
 /*
  * Socket events (sockops, attached to a cgroup; runs for the TCP sockets
  * of that cgroup, in any namespace — a host acts only on flows in its own
- * dc_eth_flows).  Asks for the RTO callback when a connection opens; on
- * RTO (before the retransmission is sent) moves the flow to the
- * least-loaded other uplink that has not timed out recently, and marks
- * the old one to be avoided by new flows for avoid_ms.
+ * dc_eth_flows).  Asks for the RTO and state callbacks when a connection
+ * opens.  A state change to FIN_WAIT1, CLOSE_WAIT or CLOSE releases the
+ * flow's weight (the egress program only sees our own FIN or RST; a reset
+ * from the peer closes the socket without either).  On RTO (before the
+ * retransmission is sent) the flow moves to the least-loaded other uplink
+ * that has not timed out recently, and the old one is avoided by new
+ * flows for avoid_ms.
  */
 SEC("sockops")
 int dc_eth_sockops(struct bpf_sock_ops *skops)
@@ -317,7 +333,17 @@ int dc_eth_sockops(struct bpf_sock_ops *skops)
 	case BPF_SOCK_OPS_TCP_CONNECT_CB:
 	case BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB:
 	case BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB:
-		bpf_sock_ops_cb_flags_set(skops, skops->bpf_sock_ops_cb_flags | BPF_SOCK_OPS_RTO_CB_FLAG);
+		bpf_sock_ops_cb_flags_set(skops, skops->bpf_sock_ops_cb_flags |
+					  BPF_SOCK_OPS_RTO_CB_FLAG | BPF_SOCK_OPS_STATE_CB_FLAG);
+		return 1;
+	case BPF_SOCK_OPS_STATE_CB:
+		if (skops->args[1] != DC_TCP_FIN_WAIT1 && skops->args[1] != DC_TCP_CLOSE_WAIT &&
+		    skops->args[1] != DC_TCP_CLOSE)
+			return 1;
+		dc_eth_sk_key(skops, &key);
+		f = bpf_map_lookup_elem(&dc_eth_flows, &key);
+		if (f && dc_eth_flow_release(f))
+			DC_HSTAT(flows_fin);
 		return 1;
 	case BPF_SOCK_OPS_RTO_CB:
 		break;
@@ -327,11 +353,7 @@ int dc_eth_sockops(struct bpf_sock_ops *skops)
 	cfg = dc_eth_cfg();
 	if (!cfg || cfg->mode != DC_ETH_MODE_ETHEREAL)
 		return 1;
-	key.family = DC_AF_INET;
-	key.saddr[0] = skops->local_ip4;
-	key.daddr[0] = skops->remote_ip4;
-	key.sport = (__u16)skops->local_port;
-	key.dport = (__u16)bpf_ntohl(skops->remote_port);
+	dc_eth_sk_key(skops, &key);
 	f = bpf_map_lookup_elem(&dc_eth_flows, &key);
 	if (!f)
 		return 1;
