@@ -46,17 +46,27 @@ static __always_inline struct dc_eth_hcfg *dc_eth_cfg(void)
 }
 
 /*
- * Add w to the load of uplink u.  The index is compared, never used as an
- * offset: an offset would make the verifier track the exact value of u
- * back through the greedy choice's loop, one state per possible outcome.
+ * arr[u] += w, arr[u] = x: the index is compared, never used as an offset.
+ * An offset would make the verifier track the exact value of u back
+ * through the greedy choice (one state per possible outcome), and the 6.1
+ * verifier loses the bound of a masked index clang has already narrowed.
  */
-static __always_inline void dc_eth_load_add(struct dc_eth_hleaf *v, __u32 u, __u64 w)
+static __always_inline void dc_eth_arr_add(__u64 *arr, __u32 u, __u64 w)
 {
 	__u32 i;
 
 	for (i = 0; i < DC_ETH_MAX_UPLINKS; i++)
 		if (i == u)
-			__sync_fetch_and_add(&v->up.load[i], w);
+			__sync_fetch_and_add(&arr[i], w);
+}
+
+static __always_inline void dc_eth_arr_set(__u64 *arr, __u32 u, __u64 x)
+{
+	__u32 i;
+
+	for (i = 0; i < DC_ETH_MAX_UPLINKS; i++)
+		if (i == u)
+			arr[i] = x;
 }
 
 /*
@@ -105,7 +115,7 @@ static __always_inline bool dc_eth_flow_release(struct dc_eth_flow *f)
 		return true;
 	v = bpf_map_lookup_elem(&dc_eth_view, &leaf);
 	if (v)
-		__sync_fetch_and_add(&v->up.load[u & (DC_ETH_MAX_UPLINKS - 1)], -w);
+		dc_eth_arr_add(v->up.load, u, -w);
 	return true;
 }
 
@@ -164,7 +174,7 @@ static __always_inline struct dc_eth_flow *dc_eth_new_flow(const struct dc_flow_
 	if (!f)
 		return NULL;
 	if (nf.weight)
-		dc_eth_load_add(v, u, nf.weight);
+		dc_eth_arr_add(v->up.load, u, nf.weight);
 	DC_HSTAT(flows_new);
 	if (!bpf_timer_init(&f->idle, &dc_eth_flows, DC_CLOCK_MONOTONIC)) {
 		bpf_timer_set_callback(&f->idle, dc_eth_idle_cb);
@@ -380,13 +390,13 @@ int dc_eth_sockops(struct bpf_sock_ops *skops)
 		}
 	}
 	w = f->weight;
-	v->avoid_until_ns[old_u & (DC_ETH_MAX_UPLINKS - 1)] = now + (__u64)cfg->avoid_ms * DC_NS_PER_MS;
-	__sync_fetch_and_add(&v->timeouts[old_u & (DC_ETH_MAX_UPLINKS - 1)], 1);
+	dc_eth_arr_set(v->avoid_until_ns, old_u, now + (__u64)cfg->avoid_ms * DC_NS_PER_MS);
+	dc_eth_arr_add(v->timeouts, old_u, 1);
 	if (!moved)
 		return 1;
 	if (open && w) {
-		dc_eth_load_add(v, nu, w);
-		__sync_fetch_and_add(&v->up.load[old_u & (DC_ETH_MAX_UPLINKS - 1)], -w);
+		dc_eth_arr_add(v->up.load, nu, w);
+		dc_eth_arr_add(v->up.load, old_u, -w);
 	}
 	DC_HSTAT(repath_rto);
 	return 1;
