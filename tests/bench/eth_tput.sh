@@ -11,7 +11,7 @@
 # docs/ethereal.md ("Cost") discusses the figures.
 # shellcheck shell=bash
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 [ "$(id -u)" = 0 ] || { echo "eth_tput bench: needs root, skipped" >&2; exit 0; }
 source tests/lib/fabric.sh
@@ -23,8 +23,8 @@ export FAB_INT_ROOM=4
 	fabric_wait_port "${FAB_HOSTS[1]}" 5201
 } >&2
 best() {
-	local r b=0 v
-	for r in 1 2 3; do
+	local b=0 v
+	for _ in 1 2 3; do
 		v=$(fabric_exec "${FAB_HOSTS[0]}" iperf3 -c "${FAB_HOST_IPS[1]}" -p 5201 -t 4 -C cubic -J |
 			jq '.end.sum_received.bits_per_second / 1e6 | floor')
 		[ "${v:-0}" -gt "$b" ] && b=$v

@@ -141,7 +141,7 @@ start_servers || t_fail "ethereal: iperf3 servers" "not listening"
 snap=$!
 load ethereal
 wait $snap
-read -r dev mn mx used <<<"$(spread "$PB")"
+read -r dev _ _ used <<<"$(spread "$PB")"
 echo "ethereal: path bytes $PB; tbf $TB; goodput $GP Mbit/s; max deviation $dev %" | tee "$W/ethereal.txt"
 if [ "$LOAD_RC" = 0 ] && [ "$used" = $S ] && awk -v d="$dev" -v t=$TOL 'BEGIN {exit !(d <= t)}'; then
 	t_pass "ethereal: per-path bytes at leaf 0 within ${TOL} % of their mean ($dev %: $PB), goodput $GP Mbit/s"
@@ -160,6 +160,7 @@ for h in 0 1; do
 done
 if [ $ok = 1 ]; then t_pass "ethereal: each sender's 4 data flows are on paths 1,2,3,4 (flow table)"
 else t_fail "ethereal: one flow per path" "$why (tables in $W/flows-*.json)"; fi
+# shellcheck disable=SC2317  # called through wait_until
 loads_zero() {
 	"${D[@]}" ethereal status --json | jq -e '[.hosts[] | select(.netns == "'"${FAB_HOSTS[0]}"'" or .netns == "'"${FAB_HOSTS[1]}"'") | .leaves[].load_flows[]] | all(. == 0)' >/dev/null
 }
@@ -175,7 +176,7 @@ else t_fail "ethereal: FIN counters" "$c"; fi
 # ---- 3. ECMP and spraying, same traffic ------------------------------------------
 fabric_leafspine_mode ecmp
 load ecmp
-read -r edev emn emx eused <<<"$(spread "$TB")"
+read -r edev _ _ eused <<<"$(spread "$TB")"
 echo "ecmp: tbf $TB; goodput $GP Mbit/s; max deviation $edev %; uplinks used $eused; tagged path bytes $PB" | tee "$W/ecmp.txt"
 if [ "$LOAD_RC" = 0 ] && [ "$(tr -d ' 0' <<<"$PB")" = "" ] && [ "$eused" -ge 1 ]; then
 	t_pass "ethereal: mode ecmp sends untagged (leaf steers nothing); kernel ECMP spread: $edev % off the mean, $eused of $S uplinks used, $GP Mbit/s"
