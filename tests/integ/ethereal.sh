@@ -23,7 +23,7 @@ D=("$BUILD/dcbpf")
 L=2 S=4 H=2 RATE=100 BUF=250000 T=4 P=4 NBYTES=48M
 # Under emulation (vm/run sets DCBPF_VM=1) the guest's CPU may not carry
 # several links' worth: at a fifth of the rate the TBFs limit again.
-[ "${DCBPF_VM:-0}" = 1 ] && RATE=20 NBYTES=10M T=6
+[ "${DCBPF_VM:-0}" = 1 ] && RATE=20 NBYTES=20M T=6
 # Balance tolerance: every uplink carries exactly one data flow of each
 # sender and is saturated by the two (TBF at RATE); what differs is TCP's
 # sawtooth within the 4 s, the start-up of each flow and the iperf3 control
@@ -137,7 +137,7 @@ load() {
 # ---- 2. Ethereal: balanced uplinks -------------------------------------------------
 start_servers || t_fail "ethereal: iperf3 servers" "not listening"
 # the flow table while the load runs: each sender's data flows on 4 paths
-( sleep 1.5; for h in 0 1; do "${D[@]}" ethereal flows --netns "${FAB_HOSTS[h]}" --json >"$W/flows-$h.json"; done ) &
+( sleep $((T / 2)); for h in 0 1; do "${D[@]}" ethereal flows --netns "${FAB_HOSTS[h]}" --json >"$W/flows-$h.json"; done ) &
 snap=$!
 load ethereal
 wait $snap
@@ -154,8 +154,8 @@ if [ "$tused" = $S ] && awk -v d="$tdev" -v t=$TOL 'BEGIN {exit !(d <= t)}'; the
 else t_fail "ethereal: TBF bytes balanced" "deviation $tdev %: $TB"; fi
 ok=1 why=""
 for h in 0 1; do
-	# data flows: the ones that carried more than 1 MB
-	paths=$(jq -r '[.[] | select(.bytes > 1000000 and .dst == "'"${FAB_HOST_IPS[H + h]}"'") | .path] | sort | map(tostring) | join(",")' "$W/flows-$h.json" 2>/dev/null)
+	# data flows: the ones that carried more than 200 kB (iperf3's control connection: a few kB)
+	paths=$(jq -r '[.[] | select(.bytes > 200000 and .dst == "'"${FAB_HOST_IPS[H + h]}"'") | .path] | sort | map(tostring) | join(",")' "$W/flows-$h.json" 2>/dev/null)
 	[ "$paths" = "1,2,3,4" ] || { ok=0 why+=" host $h: $paths"; }
 done
 if [ $ok = 1 ]; then t_pass "ethereal: each sender's 4 data flows are on paths 1,2,3,4 (flow table)"
@@ -168,9 +168,10 @@ if wait_until 3 loads_zero; then
 	t_pass "ethereal: after the transfers end (FIN) every sender's uplink loads are back to 0"
 else t_fail "ethereal: loads released" "$("${D[@]}" ethereal status | grep 'load' | tr '\n' ' ')"; fi
 c=$("${D[@]}" ethereal status --json | jq '[.hosts[] | select(.netns == "'"${FAB_HOSTS[0]}"'") | .counters][0]')
-# P data flows and iperf3's control connection: each opened and released once
-if [ "$(jq ".flows_new == $((P + 1)) and .flows_fin == $((P + 1)) and .flows_idle == 0" <<<"$c")" = true ]; then
-	t_pass "ethereal: each of the sender's $((P + 1)) flows released once at close ($(jq -c '{flows_new, flows_fin, flows_idle}' <<<"$c"))"
+# P data flows and iperf3's control connection, each released exactly once
+# (at close; a connection iperf3 abandons half-open goes at idle)
+if [ "$(jq ".flows_new == .flows_fin + .flows_idle and .flows_fin >= $((P + 1))" <<<"$c")" = true ]; then
+	t_pass "ethereal: every flow of the sender released exactly once ($(jq -c '{flows_new, flows_fin, flows_idle}' <<<"$c"))"
 else t_fail "ethereal: FIN counters" "$c"; fi
 
 # ---- 3. ECMP and spraying, same traffic ------------------------------------------
