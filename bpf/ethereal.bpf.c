@@ -130,8 +130,10 @@ static int dc_eth_idle_cb(void *map, struct dc_flow_key *key, struct dc_eth_flow
 	struct dc_eth_hcfg *cfg = dc_eth_cfg();
 	__u64 idle = dc_eth_idle_ns(cfg), now = bpf_ktime_get_ns(), seen = f->last_seen_ns;
 
-	if (now - seen < idle && seen <= now) {
-		bpf_timer_start(&f->idle, idle - (now - seen), 0);
+	/* seen may be a little ahead of now: another CPU stamped a packet
+	 * after this callback read the clock.  Such a flow is not idle. */
+	if (seen > now || now - seen < idle) {
+		bpf_timer_start(&f->idle, seen > now ? idle : idle - (now - seen), 0);
 		return 0;
 	}
 	if (dc_eth_flow_release(f))

@@ -694,6 +694,16 @@ static void test_leaf(void)
 	build(&in, A, B, 41004, 5201, 100, 0, 0, 64, NULL, 0, 17);
 	rc = run_if(fd, &in, &out, port);
 	CHECK("eth leaf: UDP untouched", rc == 0 && same(&in, &out), "rc %d", rc);
+	tagged(&in, B, 2, 64);
+	in.b[20] = 0x20; /* MF: a tagged fragment */
+	rc = run_if(fd, &in, &out, port);
+	CHECK("eth leaf: a fragment passes untouched, tag and all", rc == 0 && same(&in, &out),
+	      "rc %d", rc);
+	tagged(&in, B, 2, 64);
+	in.b[12] = 0x86;
+	in.b[13] = 0xdd;
+	rc = run_if(fd, &in, &out, port);
+	CHECK("eth leaf: IPv6 untouched", rc == 0 && same(&in, &out), "rc %d", rc);
 	/* the tag's uplink goes down: normal routing, counted */
 	if (system("ip link set ethu1 down")) {
 		printf("FAIL: eth leaf: ip link set ethu1 down failed\n");
