@@ -145,7 +145,7 @@ static int dc_eth_idle_cb(void *map, struct dc_flow_key *key, struct dc_eth_flow
 /* First packet of a flow: pick its uplink, account, start its idle timer. */
 static __always_inline struct dc_eth_flow *dc_eth_new_flow(const struct dc_flow_key *key,
 							    const struct dc_eth_hcfg *cfg,
-							    __u32 leaf, __u64 now)
+							    __u32 leaf, __u64 now, __u32 mark)
 {
 	struct dc_eth_flow nf = {}, *f;
 	struct dc_eth_hleaf *v;
@@ -158,7 +158,7 @@ static __always_inline struct dc_eth_flow *dc_eth_new_flow(const struct dc_flow_
 		u = bpf_get_prandom_u32() % s;
 	} else {
 		u = (__u32)dc_eth_choose(leaf, s, now, DC_ETH_NO_UPLINK) & (DC_ETH_MAX_UPLINKS - 1);
-		nf.weight = DC_ETH_FLOW_UNIT;
+		nf.weight = dc_eth_weight(dc_eth_parts_of_mark(mark));
 	}
 	nf.path = dc_eth_tag(u);
 	nf.leaf = leaf;
@@ -282,7 +282,7 @@ int dc_eth_hout(struct __sk_buff *skb)
 			DC_HSTAT(flows_untracked);
 			return TC_ACT_OK;
 		}
-		f = dc_eth_new_flow(&key, cfg, dst->leaf, now);
+		f = dc_eth_new_flow(&key, cfg, dst->leaf, now, skb->mark);
 		if (!f)
 			return TC_ACT_OK;
 	}

@@ -106,6 +106,18 @@ static int run(int fd, const struct pkt *in, struct pkt *out)
 	return run_if(fd, in, out, 0);
 }
 
+static int run_mark(int fd, const struct pkt *in, struct pkt *out, __u32 mark)
+{
+	struct __sk_buff ctx = { .mark = mark };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in->b, .data_size_in = in->len,
+		    .data_out = out->b, .data_size_out = sizeof(out->b), .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx));
+	int err = bpf_prog_test_run_opts(fd, &o);
+
+	out->len = o.data_size_out;
+	return err ? err : (int)o.retval;
+}
+
 static bool same(const struct pkt *a, const struct pkt *b)
 {
 	return a->len == b->len && !memcmp(a->b, b->b, a->len);
@@ -312,6 +324,44 @@ static void test_assign(void)
 		CHECK_EQ("eth host: a new flow avoids an uplink that timed out (tag 2, not 1)",
 			 tag_of(&out), 2);
 	}
+}
+
+/* Algorithm 3's sub-flows: 1/parts of a flow each, from the socket mark. */
+static void test_subflows(void)
+{
+	int fd = bpf_program__fd(hs->progs.dc_eth_hout);
+	struct pkt in, out;
+	struct dc_eth_hleaf v;
+	struct dc_eth_flow f;
+	int i, rc = 0, tags[4];
+
+	set_cfg(DC_ETH_MODE_ETHEREAL, 4, 60000, 0);
+	/* n = 6 flows over s = 4: 4 whole, then r = 2 split into s/g = 2 parts */
+	set_loads(1, U, U, U, U);
+	for (i = 0; i < 4; i++) {
+		build(&in, A, B, 40060 + i, 5201, 0, TCP_SYN, 0, 64, NULL, 0, 6);
+		rc |= run_mark(fd, &in, &out, DC_ETH_MARK_MAGIC | 2);
+		tags[i] = tag_of(&out);
+	}
+	v = view(1);
+	CHECK("eth sub-flows: 4 half flows go to the 4 uplinks, each adds U/2",
+	      !rc && tags[0] == 1 && tags[1] == 2 && tags[2] == 3 && tags[3] == 4 &&
+		      v.up.load[0] == U + U / 2 && v.up.load[1] == U + U / 2 &&
+		      v.up.load[2] == U + U / 2 && v.up.load[3] == U + U / 2,
+	      "tags %d %d %d %d loads %llu", tags[0], tags[1], tags[2], tags[3],
+	      (unsigned long long)v.up.load[0]);
+	CHECK("eth sub-flows: the flow records its weight",
+	      flow(A, B, 40060, 5201, &f) && f.weight == U / 2, "weight %llu",
+	      (unsigned long long)f.weight);
+	build(&in, A, B, 40060, 5201, 0, TCP_RST, 0, 64, NULL, 0, 6);
+	run(fd, &in, &out);
+	v = view(1);
+	CHECK_EQ("eth sub-flows: release takes off the half", v.up.load[0], U);
+	build(&in, A, B, 40064, 5201, 0, TCP_SYN, 0, 64, NULL, 0, 6);
+	run_mark(fd, &in, &out, 0x12345602);
+	CHECK("eth sub-flows: a foreign mark is a whole flow",
+	      flow(A, B, 40064, 5201, &f) && f.weight == U, "weight %llu",
+	      (unsigned long long)f.weight);
 }
 
 static void test_dscp_and_ecmp(void)
@@ -767,6 +817,7 @@ int main(void)
 	}
 	test_assign();
 	test_dscp_and_ecmp();
+	test_subflows();
 	test_spray();
 	test_with_int();
 	test_passthrough();
