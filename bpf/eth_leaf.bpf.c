@@ -94,7 +94,7 @@ int dc_eth_lin(struct __sk_buff *skb)
 	long rc;
 
 	if (!dc_parse_tcp4(skb, &p))
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	if (p.ihl_bytes == DC_IP_BASE_LEN ||
 	    bpf_skb_load_bytes(skb, DC_IP_OPT_OFF, opt, sizeof(opt)))
 		goto untagged;
@@ -110,12 +110,12 @@ int dc_eth_lin(struct __sk_buff *skb)
 	if (!up || !up->ifindex) {
 		DC_LSTAT(unknown_tag);
 		dc_eth_strip_tag(skb, &p, v);
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	}
 	if (bpf_skb_load_bytes(skb, DC_IP_TTL_OFF, &ttl, 1) || ttl <= 1) {
 		DC_LSTAT(ttl_expired);
 		dc_eth_strip_tag(skb, &p, v);
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	}
 	/* Where would routing send it?  Only traffic that leaves by an uplink
 	 * is steered; a local destination is not the spines' business. */
@@ -131,13 +131,13 @@ int dc_eth_lin(struct __sk_buff *skb)
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS && rc != BPF_FIB_LKUP_RET_NO_NEIGH) {
 		DC_LSTAT(fib_fail);
 		dc_eth_strip_tag(skb, &p, v);
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	}
 	is_up = bpf_map_lookup_elem(&dc_eth_upif, &fib.ifindex);
 	if (!is_up) {
 		DC_LSTAT(local_dst);
 		dc_eth_strip_tag(skb, &p, v);
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	}
 	/* Is the tag's uplink alive?  Its next hop must route out of it: a
 	 * link taken down loses its routes (and its multipath next hops die). */
@@ -149,11 +149,11 @@ int dc_eth_lin(struct __sk_buff *skb)
 	    upf.ifindex != up->ifindex) {
 		DC_LSTAT(uplink_down);
 		dc_eth_strip_tag(skb, &p, v);
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	}
 	dc_eth_strip_tag(skb, &p, v);
 	if (dc_eth_dec_ttl(skb))
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	len = skb->len - DC_ETH_HLEN;
 	dc_eth_count_path(tag, len);
 	DC_LSTAT(steered);
@@ -164,5 +164,5 @@ int dc_eth_lin(struct __sk_buff *skb)
 untagged:
 	dc_eth_count_path(0, skb->len - DC_ETH_HLEN);
 	DC_LSTAT(untagged);
-	return TC_ACT_OK;
+	return DC_TC_NEXT;
 }

@@ -254,23 +254,23 @@ int dc_eth_hout(struct __sk_buff *skb)
 	__u8 fl = 0;
 
 	if (!dc_parse_tcp4(skb, &p))
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	cfg = dc_eth_cfg();
 	if (!cfg)
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	if (cfg->mode != DC_ETH_MODE_ETHEREAL && cfg->mode != DC_ETH_MODE_SPRAY) {
 		DC_HSTAT(ecmp_pkts);
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	}
 	dk.addr = p.daddr;
 	dst = bpf_map_lookup_elem(&dc_eth_dst, &dk);
 	if (!dst || dst->leaf >= DC_ETH_MAX_LEAVES) {
 		DC_HSTAT(no_leaf);
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	}
 	DC_HSTAT(pkts_seen);
 	if (bpf_skb_load_bytes(skb, DC_ETH_HLEN + p.ihl_bytes + 13, &fl, 1))
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	now = bpf_ktime_get_ns();
 	dc_key_fwd(&p, &key);
 	f = bpf_map_lookup_elem(&dc_eth_flows, &key);
@@ -280,11 +280,11 @@ int dc_eth_hout(struct __sk_buff *skb)
 		if ((fl & (DC_TCP_FIN | DC_TCP_RST)) ||
 		    !(p.payload || ((fl & DC_TCP_SYN) && !(fl & DC_TCP_ACK)))) {
 			DC_HSTAT(flows_untracked);
-			return TC_ACT_OK;
+			return DC_TC_NEXT;
 		}
 		f = dc_eth_new_flow(&key, cfg, dst->leaf, now, skb->mark);
 		if (!f)
-			return TC_ACT_OK;
+			return DC_TC_NEXT;
 	}
 	k = f->packets;
 	__sync_fetch_and_add(&f->packets, 1);
@@ -301,7 +301,7 @@ int dc_eth_hout(struct __sk_buff *skb)
 	}
 	if (tag)
 		dc_eth_put_tag(skb, &p, tag);
-	return TC_ACT_OK;
+	return DC_TC_NEXT;
 }
 
 #define DC_TCP_FIN_WAIT1 4

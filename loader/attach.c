@@ -132,9 +132,11 @@ static int attach_link(int prog_fd, const struct dc_attach *a, __u32 ifindex)
 		break;
 	case DC_HOOK_TC_INGRESS:
 		type = DC_BPF_TCX_INGRESS;
+		opts.flags = a->link_flags;
 		break;
 	default:
 		type = DC_BPF_TCX_EGRESS;
+		opts.flags = a->link_flags;
 		break;
 	}
 	fd = bpf_link_create(prog_fd, (int)ifindex, (enum bpf_attach_type)type, &opts);

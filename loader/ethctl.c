@@ -14,9 +14,10 @@
  *
  * One object per namespace, its maps pinned by name under
  * <pin_dir>/eth/<netns>/ with its links (<ifname>_egress, <ifname>_ingress,
- * sockops).  Host egress programs are attached after whatever is there
- * (the INT source first when both run); on the netlink fallback they use
- * TC priority DC_ETH_TC_PRIO, after INT's.
+ * sockops).  Ethereal's TC programs go first on their hook (tcx: before
+ * all others; netlink: priority DC_ETH_TC_PRIO, before INT's) and pass
+ * with TCX_NEXT, so INT's source runs after them and grows the tag into
+ * its option whichever was attached first.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -44,7 +45,7 @@
 
 #define ETH_DIR "eth"
 #define OWN_NS "host"		/* pin subdirectory for the caller's own namespace */
-#define DC_ETH_TC_PRIO 0xdcc	/* after INT's 0xdcb on the netlink fallback */
+#define DC_ETH_TC_PRIO 0xdca	/* before INT's 0xdcb on the netlink fallback */
 
 /* The cgroup v2 root: the first cgroup2 mount (/sys/fs/cgroup on a pure
  * v2 system, /sys/fs/cgroup/unified on a hybrid one). */
@@ -182,7 +183,8 @@ static int attach_tc(int prog_fd, enum dc_hook hook, const char *netns, const ch
 		     const char *pin, bool no_links)
 {
 	struct dc_attach a = { .hook = hook, .netns = netns, .ifname = ifname, .pin_path = pin,
-			       .no_links = no_links, .tc_prio = DC_ETH_TC_PRIO };
+			       .no_links = no_links, .tc_prio = DC_ETH_TC_PRIO,
+			       .link_flags = DC_BPF_F_BEFORE };
 	enum dc_attach_how how;
 	char why[512];
 	int err = dc_attach_prog(prog_fd, &a, &how, why, sizeof(why));

@@ -8,7 +8,10 @@
 #   3. the same traffic under ECMP (kernel L4 hash) and spraying, reported;
 #   4. failure: the link leaf 1 – spine s carrying one of a transfer's flows
 #      goes down mid-transfer; the flow moves on RTO (counted) and the
-#      transfer completes (time reported next to the time without failure).
+#      transfer completes (time reported next to the time without failure);
+#   5. with INT on the same hosts: the INT source grows the tag into its
+#      option (P kept), the leaf steers by P in the INT option without
+#      stripping it, the INT sink strips it, the transfer completes.
 # shellcheck shell=bash
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -30,7 +33,7 @@ L=2 S=4 H=2 RATE=100 BUF=250000 T=4 P=4 NBYTES=48M
 # connection (a few kB on uplink 0): measured 1–2 % apart; 10 % leaves room
 # for the shared machine's scheduling.
 TOL=10
-export FAB_INT_ROOM=4	# the tag-only option: 4 bytes
+export FAB_INT_ROOM=36	# INT's option (36 bytes; the tag-only option needs 4)
 
 for c in iperf3 jq ping; do
 	command -v $c >/dev/null || { t_fail "ethereal: prerequisites" "'$c' missing: apt-get install -y iperf3 jq iputils-ping"; exit 1; }
@@ -238,7 +241,42 @@ else t_fail "ethereal: RTO re-path counted" "repath_rto $r0 → $r1, timeouts $t
 if fabric_leafspine_ping_all; then t_pass "ethereal: link back up, every host pair reaches each other"
 else t_fail "ethereal: link restored" "ping failed"; fi
 
-# ---- 5. teardown ---------------------------------------------------------------------
+# ---- 5. with INT on the same hook ----------------------------------------------------
+INT_ON=0
+# shellcheck disable=SC2317  # run at teardown
+int_off() {
+	if [ $INT_ON = 1 ]; then
+		"${D[@]}" int detach --netns "${FAB_HOSTS[0]}" "${FAB_HOST_DEVS[0]}"
+		"${D[@]}" int detach --netns "${FAB_HOSTS[H]}" "${FAB_HOST_DEVS[H]}"
+	fi
+	rm -rf "$PIN"	# INT pins its CC-side maps by name next to ours
+} >/dev/null 2>&1
+fabric_on_exit int_off
+intc() { "${D[@]}" int status | sed -nE "s/^hosts: .* $1 ([0-9]+).*/\1/p; s/^hosts: $1 ([0-9]+).*/\1/p" | head -n 1; }
+lcount() { "${D[@]}" ethereal status --netns "${FAB_LEAVES[0]}" --json | jq ".leaves[0].counters.$1"; }
+if "${D[@]}" int attach --netns "${FAB_HOSTS[0]}" "${FAB_HOST_DEVS[0]}" >"$W/int.err" 2>&1 &&
+	INT_ON=1 && "${D[@]}" int attach --netns "${FAB_HOSTS[H]}" "${FAB_HOST_DEVS[H]}" >>"$W/int.err" 2>&1 &&
+	"${D[@]}" int dst add "${FAB_HOST_IPS[H]}/32" --slots 4 >>"$W/int.err" 2>&1; then
+	sleep 2	# the failure's uplink is avoided for avoid_ms (2 s) after its timeout
+	a0=$(intc src_added) g0=$(intc src_tag_grown) k0=$(intc sink_stripped)
+	st0=$(lcount steered) ts0=$(lcount tag_stripped) pb0=$(path_bytes)
+	secs=$(xfer xfer-int) || secs=""
+	a1=$(intc src_added) g1=$(intc src_tag_grown) k1=$(intc sink_stripped)
+	st1=$(lcount steered) ts1=$(lcount tag_stripped) pb=$(diff_arr "$pb0" "$(path_bytes)")
+	read -r _ pmin _ pused <<<"$(spread "$pb")"
+	echo "int+ethereal: $NBYTES in ${secs:-?} s; INT src_added +$((a1 - a0)) src_tag_grown +$((g1 - g0)) sink_stripped +$((k1 - k0)); leaf 0 steered +$((st1 - st0)) tag_stripped +$((ts1 - ts0)); path bytes $pb" | tee "$W/int.txt"
+	if [ -n "$secs" ] && [ $((g1 - g0)) -gt 0 ] && [ $((g1 - g0)) -le $((a1 - a0)) ] &&
+		[ $((k1 - k0)) -gt 0 ] && [ "$pused" = $S ] &&
+		[ $((st1 - st0 - (ts1 - ts0))) -gt $(((st1 - st0) / 2)) ]; then
+		t_pass "ethereal: with INT, the INT source grows the tag (P kept: $((g1 - g0)) segments), the leaf steers by P in the INT option on all $S paths (min $pmin bytes), the sink strips it; $NBYTES in $secs s"
+	else
+		t_fail "ethereal: together with INT" "$(cat "$W/int.txt")"
+	fi
+else
+	t_fail "ethereal: INT attach next to Ethereal" "$(tr '\n' ' ' <"$W/int.err")"
+fi
+
+# ---- 6. teardown ---------------------------------------------------------------------
 fabric_teardown
 left=$(ls -d "$PIN" 2>/dev/null; ip netns list | grep "^$id-"; ls -d /sys/fs/cgroup/unified/dcbpf-"$id" /sys/fs/cgroup/dcbpf-"$id" 2>/dev/null)
 if [ -z "$left" ]; then t_pass "ethereal: teardown leaves no pins, namespaces or cgroup"
