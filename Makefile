@@ -162,6 +162,9 @@ clean:
 # The switch tracker swaps and compares map words atomically (xchg,
 # cmpxchg): BPF ISA v3.
 $(BUILD)/switch.bpf.o: BPF_CFLAGS += -mcpu=v3
+# Ethereal's flow state changes by compare-and-swap (LRU hash values hold
+# no spin lock): BPF ISA v3 as well.
+$(BUILD)/ethereal.bpf.o: BPF_CFLAGS += -mcpu=v3
 # The simulator tests link the engine (libc only).
 # Credence's model file and trainer link with it (libc and libm only).
 SIM_SRCS := loader/sim.c loader/forest.c loader/credtrain.c

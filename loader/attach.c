@@ -132,9 +132,11 @@ static int attach_link(int prog_fd, const struct dc_attach *a, __u32 ifindex)
 		break;
 	case DC_HOOK_TC_INGRESS:
 		type = DC_BPF_TCX_INGRESS;
+		opts.flags = a->link_flags;
 		break;
 	default:
 		type = DC_BPF_TCX_EGRESS;
+		opts.flags = a->link_flags;
 		break;
 	}
 	fd = bpf_link_create(prog_fd, (int)ifindex, (enum bpf_attach_type)type, &opts);
@@ -158,8 +160,8 @@ static int attach_netlink(int prog_fd, const struct dc_attach *a, __u32 ifindex)
 	} else {
 		LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)ifindex,
 			    .attach_point = a->hook == DC_HOOK_TC_INGRESS ? BPF_TC_INGRESS : BPF_TC_EGRESS);
-		LIBBPF_OPTS(bpf_tc_opts, opts, .handle = DC_TC_HANDLE, .priority = DC_TC_PRIO,
-			    .prog_fd = prog_fd);
+		LIBBPF_OPTS(bpf_tc_opts, opts, .handle = a->tc_prio ? a->tc_prio : DC_TC_HANDLE,
+			    .priority = a->tc_prio ? a->tc_prio : DC_TC_PRIO, .prog_fd = prog_fd);
 		int err = bpf_tc_hook_create(&hook);
 
 		if (err && err != -EEXIST)
@@ -250,7 +252,8 @@ static int netlink_op(const struct dc_attach *a, __u32 *prog_id)
 		LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)ifindex,
 			    .attach_point = a->hook == DC_HOOK_TC_INGRESS ? BPF_TC_INGRESS :
 									      BPF_TC_EGRESS);
-		LIBBPF_OPTS(bpf_tc_opts, opts, .handle = DC_TC_HANDLE, .priority = DC_TC_PRIO);
+		LIBBPF_OPTS(bpf_tc_opts, opts, .handle = a->tc_prio ? a->tc_prio : DC_TC_HANDLE,
+			    .priority = a->tc_prio ? a->tc_prio : DC_TC_PRIO);
 		libbpf_print_fn_t prev;
 
 		if (!prog_id) {

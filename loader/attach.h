@@ -22,6 +22,7 @@
 #define DC_BPF_TCX_INGRESS 46
 #define DC_BPF_TCX_EGRESS 47
 #define DC_BPF_XDP 37
+#define DC_BPF_F_BEFORE (1U << 3)	/* tcx/mprog: attach before all others */
 
 enum dc_hook {
 	DC_HOOK_XDP = 0,
@@ -41,6 +42,9 @@ struct dc_attach {
 	__u32 xdp_flags;	/* XDP_FLAGS_SKB_MODE (generic) or XDP_FLAGS_DRV_MODE */
 	const char *pin_path;	/* where the link is pinned (required for links) */
 	bool no_links;		/* force the netlink path (tests, old kernels) */
+	__u32 tc_prio;		/* netlink TC: filter priority and handle (0 = 0xdcb, INT's);
+				 * lower runs first */
+	__u32 link_flags;	/* tcx link: DC_BPF_F_BEFORE puts it first; 0 appends */
 };
 
 const char *dc_hook_name(enum dc_hook h);

@@ -24,6 +24,7 @@
 #include "attach.h"
 #include "intctl.h"
 #include "inthost.h"
+#include "ethctl.h"
 #include "features.h"
 #include "json.h"
 #include "metrics.h"
@@ -56,6 +57,8 @@ static void usage(FILE *f)
 		"                              stream per-ACK CC decisions (ring buffer)\n"
 		"  int attach|detach|switch|dst|status ...\n"
 		"                              in-band telemetry on hosts and switches\n"
+		"  ethereal host|leaf attach|detach, host set, status, flows ...\n"
+		"                              Ethereal path tagging and steering (docs/ethereal.md)\n"
 		"  metrics [--textfile PATH]   Prometheus text format (PATH: write, then rename)\n"
 		"  attach|detach [--netns NS] IFACE...\n"
 		"                              host INT programs on interfaces at run time\n"
@@ -1007,6 +1010,8 @@ int main(int argc, char **argv)
 		return dc_int_main(c.pin_dir, argc, argv);
 	if (!strcmp(cmd, "attach") || !strcmp(cmd, "detach"))
 		return cmd_attach(&c, argc, argv, !strcmp(cmd, "detach"));
+	if (!strcmp(cmd, "ethereal"))
+		return dc_eth_main(c.pin_dir, c.json, argc, argv);
 	if (!strcmp(cmd, "metrics"))
 		return dc_metrics_main(c.pin_dir, c.cfg.daemon.lock_file, argc, argv);
 	if (!strcmp(cmd, "help")) {

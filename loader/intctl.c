@@ -309,14 +309,17 @@ static void print_counters(const char *what, const char *map_path)
 	if (!bpf_map_lookup_elem(fd, &zero, &c))
 		printf("%s: src_added %llu (gso %llu) src_no_room %llu src_fail %llu sink_stripped %llu "
 		       "echo_added %llu echo_no_room %llu echo_rx %llu bad_stripped %llu bad_passed %llu "
-		       "transit_filled %llu transit_overflow %llu transit_echo %llu strip_fail %llu\n",
+		       "transit_filled %llu transit_overflow %llu transit_echo %llu strip_fail %llu "
+		       "tag_stripped %llu transit_tag %llu src_tag_grown %llu\n",
 		       what, (unsigned long long)c.src_added, (unsigned long long)c.src_gso,
 		       (unsigned long long)c.src_no_room, (unsigned long long)c.src_fail,
 		       (unsigned long long)c.sink_stripped, (unsigned long long)c.echo_added,
 		       (unsigned long long)c.echo_no_room, (unsigned long long)c.echo_rx,
 		       (unsigned long long)c.bad_stripped, (unsigned long long)c.bad_passed,
 		       (unsigned long long)c.transit_filled, (unsigned long long)c.transit_overflow,
-		       (unsigned long long)c.transit_echo, (unsigned long long)c.strip_fail);
+		       (unsigned long long)c.transit_echo, (unsigned long long)c.strip_fail,
+		       (unsigned long long)c.tag_stripped, (unsigned long long)c.transit_tag,
+		       (unsigned long long)c.src_tag_grown);
 	close(fd);
 }
 
