@@ -161,6 +161,9 @@ clean:
 # The switch tracker swaps and compares map words atomically (xchg,
 # cmpxchg): BPF ISA v3.
 $(BUILD)/switch.bpf.o: BPF_CFLAGS += -mcpu=v3
+# Ethereal's flow state changes by compare-and-swap (LRU hash values hold
+# no spin lock): BPF ISA v3 as well.
+$(BUILD)/ethereal.bpf.o: BPF_CFLAGS += -mcpu=v3
 # The simulator tests link the engine (libc only).
 $(BUILD)/tests/test_sim $(BUILD)/tests/test_credence: $(BUILD)/tests/test_%: tests/unit/test_%.c loader/sim.c loader/sim.h $(HDRS) tests/lib/check.h | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib -iquote loader -fsanitize=undefined -fno-sanitize-recover=all \

@@ -20,33 +20,49 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define DC_STAT(field) DC_COUNT(dc_int_stats, field)
 
-/* Source: reserve empty slots on a data segment to a configured prefix. */
+/*
+ * Source: reserve empty slots on a data segment to a configured prefix.
+ * A segment that already carries an Ethereal tag-only option (the path
+ * tag was added before this program ran) gets the full option in its
+ * place with the same P: the order of the two programs on the hook does
+ * not change the packet (docs/ethereal.md).
+ */
 static __always_inline bool dc_int_source(struct __sk_buff *skb, const struct dc_pkt *p)
 {
 	struct dc_int_dst_key k = { .prefixlen = 32, .addr = p->daddr };
 	struct dc_int_dst_cfg *cfg;
 	__u8 opt[DC_INT_MAX_OPT_LEN] = {};
-	__u32 len;
+	__u8 tag[DC_INT_BASE_LEN] = {};
+	__u32 len, path = 0, grow;
 
 	if (!p->payload)
 		return false;
 	cfg = bpf_map_lookup_elem(&dc_int_dst, &k);
 	if (!cfg)
 		return false;
-	if (p->ihl_bytes != DC_IP_BASE_LEN) {
-		DC_STAT(src_no_room);
-		return true;
-	}
 	len = dc_int_opt_len(cfg->slots);
+	grow = len;
+	if (p->ihl_bytes != DC_IP_BASE_LEN) {
+		if (bpf_skb_load_bytes(skb, DC_IP_OPT_OFF, tag, sizeof(tag)) ||
+		    dc_int_check(tag, p->ihl_bytes - DC_IP_BASE_LEN) != DC_INT_TAG ||
+		    p->ihl_bytes + len - DC_INT_BASE_LEN > DC_IP_MAX_HDR) {
+			DC_STAT(src_no_room);
+			return true;
+		}
+		path = dc_int_path(tag[3]);
+		grow = len - DC_INT_BASE_LEN;
+	}
 	opt[0] = DC_INT_OPT_TYPE;
 	opt[1] = (__u8)len;
 	opt[2] = dc_int_b2(0);
-	opt[3] = dc_int_b3(0, 0);
-	if (dc_int_insert(skb, p, opt, len)) {
+	opt[3] = dc_int_b3(0, path);
+	if (dc_opt_write(skb, p, opt, len, grow)) {
 		DC_STAT(src_fail);
 		return true;
 	}
 	DC_STAT(src_added);
+	if (grow != len)
+		DC_STAT(src_tag_grown);
 	if (p->gso)
 		DC_STAT(src_gso);
 	return true;
@@ -57,28 +73,39 @@ static __always_inline void dc_int_echo(struct __sk_buff *skb, const struct dc_p
 {
 	__u8 opt[DC_INT_MAX_OPT_LEN] = {};
 	struct dc_int_sink_rec *rec;
+	__u8 tag[DC_INT_BASE_LEN] = {};
 	struct dc_flow_key key;
-	__u32 i, hops, len;
+	__u32 i, hops, len, grow, path = 0;
 
 	dc_key_rev(p, &key);
 	rec = bpf_map_lookup_elem(&dc_int_sink, &key);
 	if (!rec || !rec->hops)
 		return;
-	if (p->ihl_bytes != DC_IP_BASE_LEN) {
-		DC_STAT(echo_no_room);
-		return;
-	}
 	hops = rec->hops > DC_INT_WIRE_MAX_SLOTS ? DC_INT_WIRE_MAX_SLOTS : rec->hops;
 	len = dc_int_opt_len(hops);
+	grow = len;
+	if (p->ihl_bytes != DC_IP_BASE_LEN) {
+		/* an Ethereal tag already there: the echo takes its place, P kept */
+		if (bpf_skb_load_bytes(skb, DC_IP_OPT_OFF, tag, sizeof(tag)) ||
+		    dc_int_check(tag, p->ihl_bytes - DC_IP_BASE_LEN) != DC_INT_TAG ||
+		    p->ihl_bytes + len - DC_INT_BASE_LEN > DC_IP_MAX_HDR) {
+			DC_STAT(echo_no_room);
+			return;
+		}
+		path = dc_int_path(tag[3]);
+		grow = len - DC_INT_BASE_LEN;
+	}
 	opt[0] = DC_INT_OPT_TYPE;
 	opt[1] = (__u8)len;
 	opt[2] = dc_int_b2(DC_INT_FLAG_ECHO | (rec->flags & DC_INT_FLAG_OVERFLOW));
-	opt[3] = dc_int_b3(hops, rec->path);
+	/* P is the ACK's own tag (0 = none), never the data's path: a leaf
+	 * steers by P in every form of the option (docs/ethereal.md). */
+	opt[3] = dc_int_b3(hops, path);
 	for (i = 0; i < DC_INT_WIRE_MAX_SLOTS; i++)
 		if (i < hops)
 			dc_int_store_be64(&opt[DC_INT_BASE_LEN + i * DC_INT_HOP_LEN],
 					  rec->hop_word[i]);
-	if (dc_int_insert(skb, p, opt, len)) {
+	if (dc_opt_write(skb, p, opt, len, grow)) {
 		DC_STAT(src_fail);
 		return;
 	}
@@ -181,7 +208,9 @@ int dc_int_hin(struct __sk_buff *skb)
 	if (len > DC_INT_MAX_OPT_LEN || bpf_skb_load_bytes(skb, DC_IP_OPT_OFF, opt, len))
 		return TC_ACT_OK;
 	slots = dc_int_slots(len);
-	if (v != DC_INT_OK)
+	if (v == DC_INT_TAG)
+		; /* an Ethereal tag that no leaf removed: strip, nothing to keep */
+	else if (v != DC_INT_OK)
 		DC_STAT(bad_stripped);
 	else if (opt[2] & DC_INT_FLAG_ECHO)
 		dc_int_publish(&p, opt, slots);
@@ -191,7 +220,9 @@ int dc_int_hin(struct __sk_buff *skb)
 		DC_STAT(strip_fail);
 		return TC_ACT_OK;
 	}
-	if (v == DC_INT_OK && (opt[2] & DC_INT_FLAG_ECHO))
+	if (v == DC_INT_TAG)
+		DC_STAT(tag_stripped);
+	else if (v == DC_INT_OK && (opt[2] & DC_INT_FLAG_ECHO))
 		DC_STAT(echo_rx);
 	else if (v == DC_INT_OK)
 		DC_STAT(sink_stripped);

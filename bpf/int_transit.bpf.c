@@ -60,6 +60,7 @@ int dc_int_xmit(struct __sk_buff *skb)
 	__u8 hop_old[DC_INT_HOP_LEN], hop_new[DC_INT_HOP_LEN];
 	struct dc_int_hop_in h = {};
 	struct dc_sw_port *port;
+	enum dc_int_verdict v;
 	struct dc_pkt p;
 	__u32 hops, slots, off;
 
@@ -67,7 +68,13 @@ int dc_int_xmit(struct __sk_buff *skb)
 		return TC_ACT_OK;
 	if (bpf_skb_load_bytes(skb, DC_IP_OPT_OFF, base, sizeof(base)))
 		return TC_ACT_OK;
-	if (dc_int_check(base, p.ihl_bytes - DC_IP_BASE_LEN) != DC_INT_OK) {
+	v = dc_int_check(base, p.ihl_bytes - DC_IP_BASE_LEN);
+	if (v == DC_INT_TAG) {
+		/* Ethereal's tag-only option: no slot to fill; the leaf steers by it */
+		DC_XSTAT(transit_tag);
+		return TC_ACT_OK;
+	}
+	if (v != DC_INT_OK) {
 		if (base[0] == DC_INT_OPT_TYPE)
 			DC_XSTAT(bad_passed);
 		return TC_ACT_OK;

@@ -158,8 +158,8 @@ static int attach_netlink(int prog_fd, const struct dc_attach *a, __u32 ifindex)
 	} else {
 		LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)ifindex,
 			    .attach_point = a->hook == DC_HOOK_TC_INGRESS ? BPF_TC_INGRESS : BPF_TC_EGRESS);
-		LIBBPF_OPTS(bpf_tc_opts, opts, .handle = DC_TC_HANDLE, .priority = DC_TC_PRIO,
-			    .prog_fd = prog_fd);
+		LIBBPF_OPTS(bpf_tc_opts, opts, .handle = a->tc_prio ? a->tc_prio : DC_TC_HANDLE,
+			    .priority = a->tc_prio ? a->tc_prio : DC_TC_PRIO, .prog_fd = prog_fd);
 		int err = bpf_tc_hook_create(&hook);
 
 		if (err && err != -EEXIST)
@@ -249,7 +249,8 @@ int dc_detach_netlink(const struct dc_attach *a)
 			LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)ifindex,
 				    .attach_point = a->hook == DC_HOOK_TC_INGRESS ? BPF_TC_INGRESS :
 										      BPF_TC_EGRESS);
-			LIBBPF_OPTS(bpf_tc_opts, opts, .handle = DC_TC_HANDLE, .priority = DC_TC_PRIO);
+			LIBBPF_OPTS(bpf_tc_opts, opts, .handle = a->tc_prio ? a->tc_prio : DC_TC_HANDLE,
+				    .priority = a->tc_prio ? a->tc_prio : DC_TC_PRIO);
 
 			err = bpf_tc_detach(&hook, &opts);
 		}

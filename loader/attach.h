@@ -41,6 +41,8 @@ struct dc_attach {
 	__u32 xdp_flags;	/* XDP_FLAGS_SKB_MODE (generic) or XDP_FLAGS_DRV_MODE */
 	const char *pin_path;	/* where the link is pinned (required for links) */
 	bool no_links;		/* force the netlink path (tests, old kernels) */
+	__u32 tc_prio;		/* netlink TC: filter priority and handle (0 = 0xdcb, INT's);
+				 * lower runs first.  tcx links run in attach order. */
 };
 
 const char *dc_hook_name(enum dc_hook h);

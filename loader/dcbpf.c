@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "trace.h"
 #include "intctl.h"
+#include "ethctl.h"
 #include "features.h"
 #include "json.h"
 #include "metrics.h"
@@ -51,6 +52,8 @@ static void usage(FILE *f)
 		"                              stream per-ACK CC decisions (ring buffer)\n"
 		"  int attach|detach|switch|dst|status ...\n"
 		"                              in-band telemetry on hosts and switches\n"
+		"  ethereal host|leaf attach|detach, host set, status, flows ...\n"
+		"                              Ethereal path tagging and steering (docs/ethereal.md)\n"
 		"  metrics [--textfile PATH]   Prometheus text format (PATH: write, then rename)\n"
 		"Options:\n"
 		"  -c, --config FILE  read pin_dir and lock_file from FILE (default %s, if present)\n"
@@ -906,6 +909,8 @@ int main(int argc, char **argv)
 		return dc_cmd_trace(c.pin_dir, argc, argv);
 	if (!strcmp(cmd, "int"))
 		return dc_int_main(c.pin_dir, argc, argv);
+	if (!strcmp(cmd, "ethereal"))
+		return dc_eth_main(c.pin_dir, c.json, argc, argv);
 	if (!strcmp(cmd, "metrics"))
 		return dc_metrics_main(c.pin_dir, c.cfg.daemon.lock_file, argc, argv);
 	if (!strcmp(cmd, "help")) {

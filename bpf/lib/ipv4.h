@@ -159,22 +159,35 @@ static __always_inline int dc_ip_fix_header(struct __sk_buff *skb, __u64 new_hdr
 }
 
 /*
- * Insert an INT option of len bytes right after the base IPv4 header
- * (which must carry no options).  GSO packets keep working: the kernel
- * lowers gso_size by len so every segment still fits the MTU.
+ * Write an option of len bytes at the start of the options area after
+ * growing the header by grow bytes (grow = len on an option-free header;
+ * len − 4 when the option replaces a tag-only option already there, which
+ * then ends up as the option's last 4 bytes and is overwritten).  GSO
+ * packets keep working: the kernel lowers gso_size by grow so every
+ * segment still fits the MTU.
  */
-static __always_inline int dc_int_insert(struct __sk_buff *skb, const struct dc_pkt *p,
-					 const __u8 *opt, __u64 len)
+static __always_inline int dc_opt_write(struct __sk_buff *skb, const struct dc_pkt *p,
+					const __u8 *opt, __u64 len, __u64 grow)
 {
 	/* One register for the check and the use, or the verifier loses the bound. */
 	dc_opaque(len);
-	if (len > DC_INT_MAX_OPT_LEN || len < DC_INT_BASE_LEN + DC_INT_HOP_LEN)
+	dc_opaque(grow);
+	if (len > DC_INT_MAX_OPT_LEN || len < DC_INT_BASE_LEN || grow > len || !grow)
 		return -1;
-	if (bpf_skb_adjust_room(skb, (__s32)len, BPF_ADJ_ROOM_NET, 0))
+	if (bpf_skb_adjust_room(skb, (__s32)grow, BPF_ADJ_ROOM_NET, 0))
 		return -1;
 	if (bpf_skb_store_bytes(skb, DC_IP_OPT_OFF, opt, len, 0))
 		return -1;
-	return dc_ip_fix_header(skb, DC_IP_BASE_LEN + len, p->tot_len + len);
+	return dc_ip_fix_header(skb, p->ihl_bytes + grow, p->tot_len + grow);
+}
+
+/* Insert an option of len bytes right after an option-free IPv4 header. */
+static __always_inline int dc_int_insert(struct __sk_buff *skb, const struct dc_pkt *p,
+					 const __u8 *opt, __u64 len)
+{
+	if (p->ihl_bytes != DC_IP_BASE_LEN)
+		return -1;
+	return dc_opt_write(skb, p, opt, len, len);
 }
 
 /* Remove the INT option of len bytes that starts the options area. */

@@ -50,6 +50,9 @@
 #define DCBPF_ETHEREAL_H
 
 #include "fixed.h"
+#ifndef __bpf__
+#include <linux/bpf.h>	/* struct bpf_spin_lock, struct bpf_timer */
+#endif
 
 /* Uplinks (spines) per leaf; the paper's evaluation uses 16. */
 #define DC_ETH_MAX_UPLINKS 16
@@ -247,5 +250,218 @@ DC_INLINE __u64 dc_eth_spread(const struct dc_eth_leaf *l, __u32 s)
 	}
 	return hi - lo;
 }
+
+/* ---- the data plane: tags, modes, map layouts (docs/ethereal.md) ------ */
+
+/*
+ * The path tag is the 4-bit P field of the INT option (include/dcbpf/int.h):
+ * P = uplink index + 1, 0 = no tag.  So a tagged fabric has at most 15
+ * uplinks per leaf.
+ */
+#define DC_ETH_TAG_MAX 15
+#define DC_ETH_NO_UPLINK DC_U32_MAX
+
+/* Tag carried on the wire for uplink u (0 if u cannot be tagged). */
+DC_INLINE __u32 dc_eth_tag(__u32 u)
+{
+	return u < DC_ETH_TAG_MAX ? u + 1 : 0;
+}
+
+/* Uplink a tag names, DC_ETH_NO_UPLINK for 0 (untagged) or > 15. */
+DC_INLINE __u32 dc_eth_uplink_of(__u32 tag)
+{
+	return tag >= 1 && tag <= DC_ETH_TAG_MAX ? tag - 1 : DC_ETH_NO_UPLINK;
+}
+
+/* Uplinks a host may tag: s clamped to [1, 15]. */
+DC_INLINE __u32 dc_eth_tag_uplinks(__u32 s)
+{
+	s = dc_eth_uplinks(s);
+	return s > DC_ETH_TAG_MAX ? DC_ETH_TAG_MAX : s;
+}
+
+/* Spraying: the uplink of a flow's k-th packet, rotating from its first. */
+DC_INLINE __u32 dc_eth_spray(__u32 first, __u64 k, __u32 s)
+{
+	s = dc_eth_uplinks(s);
+	return (__u32)((first % s + k % s) % s);
+}
+
+/* Host modes (dc_eth_hcfg.mode). */
+enum dc_eth_mode {
+	DC_ETH_MODE_ECMP = 0,		/* no tag: the leaf's kernel ECMP (L4 hash) decides */
+	DC_ETH_MODE_ETHEREAL = 1,	/* one least-loaded uplink per flow (greedy rule) */
+	DC_ETH_MODE_SPRAY = 2,		/* tag rotates per packet (GSO packet) */
+};
+
+/* Host configuration (dc_eth_hcfg, array[1]). */
+struct dc_eth_hcfg {
+	__u32 mode;		/* enum dc_eth_mode */
+	__u32 n_uplinks;	/* s: uplinks of the host's leaf, 1..15 */
+	__u32 idle_ms;		/* a flow idle this long is released */
+	__u32 avoid_ms;		/* after a timeout on uplink u, new flows avoid u this long */
+};
+
+/* Destination prefix → leaf (dc_eth_dst, LPM trie). */
+struct dc_eth_dst_key {
+	__u32 prefixlen;
+	__u32 addr;		/* IPv4, network order */
+};
+
+struct dc_eth_dst {
+	__u32 leaf;		/* 0..DC_ETH_MAX_LEAVES−1 */
+	__u32 pad;
+};
+
+/* A host's view of one destination leaf (dc_eth_view, array by leaf). */
+struct dc_eth_hleaf {
+	struct dc_eth_leaf up;	/* load per uplink, DC_ETH_FLOW_UNIT per flow */
+	__u64 avoid_until_ns[DC_ETH_MAX_UPLINKS];	/* last timeout + avoid_ms */
+	__u64 timeouts[DC_ETH_MAX_UPLINKS];		/* RTOs seen on each uplink */
+};
+
+/*
+ * The greedy rule on a host's view at time now, for a flow that must not
+ * use uplink `except` (its own, when it is moved after a timeout;
+ * DC_ETH_NO_UPLINK for a new flow): least-loaded uplink among those not
+ * excepted and without a timeout in the last avoid_ms (avoid_until_ns >
+ * now), ties to the lowest index.  If that leaves none, the least-loaded
+ * of all (some path is better than none).
+ *
+ * Written for the verifier: no branch in the loop.  Comparisons are made
+ * into all-ones/zero masks by arithmetic (the borrow of a − b), the
+ * minimum is taken over load·16 + index (ties to the lower index for
+ * free), excluded uplinks compare as the maximum.  With branches the
+ * verifier tracks one state per outcome of every comparison, 2^s of them
+ * (it gave up at 10^6 instructions).  Loads above 2^60 compare as 2^60
+ * (10^12 flows).
+ */
+/* All ones when a < b (unsigned), else 0. */
+DC_INLINE __u64 dc_eth_ltmask(__u64 a, __u64 b)
+{
+	__u64 t = ((~a & b) | (~(a ^ b) & (a - b))) >> 63;
+
+	dc_opaque(t);	/* keep it arithmetic: a select would become a branch again */
+	return (__u64)0 - t;
+}
+
+/* All ones when a == b, else 0. */
+DC_INLINE __u64 dc_eth_eqmask(__u64 a, __u64 b)
+{
+	__u64 x = a ^ b, t = ((x | ((__u64)0 - x)) >> 63) ^ 1;
+
+	dc_opaque(t);
+	return (__u64)0 - t;
+}
+
+DC_INLINE __u64 dc_eth_min_bl(__u64 a, __u64 b)
+{
+	__u64 m = dc_eth_ltmask(a, b);
+
+	return (a & m) | (b & ~m);
+}
+
+DC_INLINE __u32 dc_eth_pick_view(const struct dc_eth_hleaf *v, __u32 s, __u64 now_ns,
+				 __u32 except)
+{
+	__u64 best_all = DC_U64_MAX, best_ok = DC_U64_MAX, c, off;
+	__u32 i;
+
+	s = dc_eth_uplinks(s);
+	for (i = 0; i < DC_ETH_MAX_UPLINKS; i++) {
+		c = (dc_eth_min_bl(v->up.load[i], DC_U64_MAX >> 4) << 4) | i;
+		off = ~dc_eth_ltmask(i, s);	/* i ≥ s: not an uplink */
+		best_all = dc_eth_min_bl(best_all, c | off);
+		off |= dc_eth_eqmask(i, except) | dc_eth_ltmask(now_ns, v->avoid_until_ns[i]);
+		best_ok = dc_eth_min_bl(best_ok, c | off);
+	}
+	return (__u32)((best_ok != DC_U64_MAX ? best_ok : best_all) & (DC_ETH_MAX_UPLINKS - 1));
+}
+
+enum dc_eth_fstate {
+	DC_ETH_OPEN = 0,	/* its weight is on load[path − 1] */
+	DC_ETH_RELEASED = 1,	/* FIN/RST sent: weight removed, path kept for stragglers */
+};
+
+/*
+ * Per-flow path state (dc_eth_flows, LRU hash keyed by struct
+ * dc_flow_key from the sender's side).  path and state share one 64-bit
+ * word changed only by compare-and-swap (LRU hash values cannot hold a
+ * spin lock), so a flow's weight leaves the load exactly once: release on
+ * FIN/RST or idle, or a move on RTO, whichever changes the word first.
+ * idle fires idle_ms after the last packet and deletes the entry.
+ */
+struct dc_eth_flow {
+	union {
+		struct {
+			__u32 path;	/* tag on the wire = uplink + 1 (spray: first uplink + 1) */
+			__u32 state;	/* enum dc_eth_fstate */
+		};
+		__u64 ps;		/* both, for compare-and-swap */
+	};
+	__u32 leaf;		/* destination leaf */
+	__u32 repaths;		/* moves on RTO */
+	__u32 mode;		/* enum dc_eth_mode when the flow started */
+	__u32 pad;
+	__u64 weight;		/* load units on its uplink while open (0: spray) */
+	__u64 bytes;		/* IP bytes sent (GSO packets whole) */
+	__u64 packets;		/* packets (a GSO packet counts once) */
+	__u64 first_ns;
+	__u64 last_seen_ns;
+	struct bpf_timer idle;
+};
+
+/* The path/state word (little-endian layout of the union above: path in
+ * the low half on x86 and on BPF). */
+DC_INLINE __u64 dc_eth_ps(__u32 path, __u32 state)
+{
+	return ((__u64)state << 32) | path;
+}
+
+DC_INLINE __u32 dc_eth_ps_path(__u64 ps) { return (__u32)ps; }
+DC_INLINE __u32 dc_eth_ps_state(__u64 ps) { return (__u32)(ps >> 32); }
+
+/* Host counters (dc_eth_hstats, array[1]). */
+struct dc_eth_hcounters {
+	__u64 pkts_seen;	/* TCP/IPv4 packets to a configured leaf */
+	__u64 pkts_tagged;	/* … that left with a tag */
+	__u64 tag_added;	/* tag-only option inserted */
+	__u64 tag_int;		/* P set in an INT option already there */
+	__u64 tag_no_room;	/* other IP options present: sent untagged */
+	__u64 tag_fail;		/* the kernel refused to grow the packet */
+	__u64 flows_new;
+	__u64 flows_fin;	/* released on FIN/RST */
+	__u64 flows_idle;	/* released after idle_ms */
+	__u64 flows_untracked;	/* packets of no known flow that may not start one */
+	__u64 flow_insert_fail;
+	__u64 repath_rto;	/* flows moved to another uplink on RTO */
+	__u64 no_leaf;		/* TCP to a destination not in dc_eth_dst */
+	__u64 ecmp_pkts;	/* mode ecmp: passed untagged */
+};
+
+/* Leaf: uplink a tag maps to (dc_eth_up, array by tag). */
+struct dc_eth_uplink {
+	__u32 ifindex;		/* 0 = no uplink for this tag */
+	__u32 nexthop;		/* IPv4 of the spine on that link, network order */
+};
+
+/* Leaf: bytes and packets steered per tag (dc_eth_pcnt, per-CPU array). */
+struct dc_eth_pathcnt {
+	__u64 bytes;
+	__u64 packets;
+};
+
+/* Leaf counters (dc_eth_lstats, per-CPU array[1]). */
+struct dc_eth_lcounters {
+	__u64 untagged;		/* no tag: normal routing */
+	__u64 steered;		/* redirected to the tag's uplink */
+	__u64 unknown_tag;	/* tag with no uplink configured: normal routing */
+	__u64 uplink_down;	/* the tag's uplink has no route (link down): normal routing */
+	__u64 local_dst;	/* tagged, but routed to a local port: normal routing */
+	__u64 ttl_expired;	/* TTL ≤ 1: the kernel answers */
+	__u64 fib_fail;		/* no route for the destination: the kernel answers */
+	__u64 tag_stripped;	/* tag-only option removed */
+	__u64 strip_fail;
+};
 
 #endif

@@ -19,6 +19,11 @@
  *   H      hops filled so far (the pointer to the next free slot)
  *   P      path id (Ethereal's path tag, 0 = none)
  *
+ * Tag-only form: length 4, no hop slots, E = O = 0, H = 0, P = the path.
+ * The Ethereal host program adds it to TCP segments that carry no INT
+ * option; the leaf that steers by it strips it, an INT sink strips it,
+ * INT transit hops leave it alone (docs/ethereal.md).
+ *
  * Hop word, most significant bits first:
  *   rate code  4 bits   DC_INT_RATE_* table below
  *   qlen      18 bits   queue length in 32-byte units (saturates, 8 MiB)
@@ -198,7 +203,8 @@ enum dc_int_verdict {
 	DC_INT_NONE = 1,	/* no options, or the first is not ours */
 	DC_INT_BAD_LEN = 2,	/* ours, but length invalid or beyond the header */
 	DC_INT_BAD_VERSION = 3,
-	DC_INT_BAD_HOPS = 4,	/* hop pointer beyond the slots */
+	DC_INT_BAD_HOPS = 4,	/* hop pointer beyond the slots (or flags on a tag) */
+	DC_INT_TAG = 5,		/* valid tag-only form: length 4, P only */
 };
 
 /*
@@ -213,6 +219,14 @@ DC_INLINE enum dc_int_verdict dc_int_check(const __u8 *opt, __u32 opts_len)
 	if (opts_len < 2 || opt[0] != DC_INT_OPT_TYPE)
 		return DC_INT_NONE;
 	len = opt[1];
+	if (len == DC_INT_BASE_LEN && len <= opts_len) {
+		if (dc_int_version(opt[2]) != DC_INT_VERSION)
+			return DC_INT_BAD_VERSION;
+		/* nothing but P may be set in a tag: no slots to point at */
+		if (dc_int_hops(opt[3]) || (opt[2] & DC_INT_FLAG_MASK))
+			return DC_INT_BAD_HOPS;
+		return DC_INT_TAG;
+	}
 	slots = dc_int_slots(len);
 	if (!slots || len > opts_len)
 		return DC_INT_BAD_LEN;

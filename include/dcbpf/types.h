@@ -163,6 +163,9 @@ struct dc_int_counters {
 	__u64 transit_overflow;	/* switch: no free slot, overflow flag set */
 	__u64 transit_echo;	/* switch: echo option left alone */
 	__u64 strip_fail;	/* adjust_room failed on strip: passed untouched */
+	__u64 tag_stripped;	/* sink: Ethereal tag-only option stripped */
+	__u64 transit_tag;	/* switch: tag-only option left alone */
+	__u64 src_tag_grown;	/* source: a tag-only option grown into INT, P kept */
 };
 
 #endif

@@ -62,6 +62,13 @@ static enum dc_int_verdict expected_verdict(const uint8_t *o, uint32_t opts_len)
 	if (opts_len < 2 || o[0] != 0x1e)
 		return DC_INT_NONE;
 	len = o[1];
+	if (len == 4 && opts_len >= 4) {	/* the tag-only form */
+		if ((o[2] >> 5) != 1)
+			return DC_INT_BAD_VERSION;
+		if ((o[3] >> 4) || (o[2] & 0x18))
+			return DC_INT_BAD_HOPS;
+		return DC_INT_TAG;
+	}
 	if (len < 12 || len > 36 || (len - 4) % 8 || len > opts_len)
 		return DC_INT_BAD_LEN;
 	n = (len - 4) / 8;

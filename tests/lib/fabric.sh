@@ -30,6 +30,7 @@ FAB_ID=""
 FAB_NS=()		# every namespace this run created, in creation order
 FAB_PIDS=()		# every background process started with fabric_bg
 FAB_HOOKS=()		# commands run first at teardown (fabric_on_exit)
+FAB_CGROUPS=()		# cgroup directories this run created (fabric_cgroup)
 FAB_TRAPS=0
 FAB_PREV_EXIT_TRAP=""
 
@@ -136,9 +137,13 @@ fabric_teardown() {
 	for h in $(ip -o link show 2>/dev/null | awk -F': ' -v p="$FAB_ID" 'index($2, p) == 1 {sub(/@.*/, "", $2); print $2}'); do
 		ip link delete "$h" 2>/dev/null || true
 	done
+	# cgroups last: they can only go once the processes in them are gone
+	for h in "${FAB_CGROUPS[@]}"; do rmdir "$h" 2>/dev/null || true; done
 	FAB_NS=()
 	FAB_PIDS=()
 	FAB_HOOKS=()
+	FAB_CGROUPS=()
+	FAB_ETH_CG=""
 	FAB_ID=""
 }
 
@@ -450,4 +455,117 @@ fabric_leafspine_ping_all() {
 		done
 	done
 	[ -z "$bad" ] || { _fab_die "unreachable:$bad"; return 1; }
+}
+
+# ---- Ethereal on the leaf–spine fabric (docs/ethereal.md) --------------------
+
+# fabric_cgroup: a cgroup v2 directory for this run (sockops programs attach
+# to it; processes started with fabric_cg_exec live in it). Sets FAB_ETH_CG;
+# removed at teardown.
+fabric_cgroup() {
+	[ -n "${FAB_ETH_CG:-}" ] && return 0
+	local root
+	root=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/self/mounts)
+	[ -n "$root" ] || { _fab_die "no cgroup v2 mount (sockops needs one)"; return 1; }
+	FAB_ETH_CG=$root/dcbpf-$FAB_ID
+	mkdir -p "$FAB_ETH_CG" || { _fab_die "cannot create cgroup $FAB_ETH_CG"; return 1; }
+	FAB_CGROUPS+=("$FAB_ETH_CG")
+}
+
+# fabric_cg_exec NS CMD...: run CMD inside NS and inside this run's cgroup
+# (so the host's sockops program sees its sockets: RTO re-path). The cgroup
+# is joined before entering NS: `ip netns exec` remounts /sys, hiding it.
+fabric_cg_exec() {
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec ip netns exec "$@"' "$FAB_ETH_CG" "$@"
+}
+
+# fabric_leafspine_ethereal DCBPF PIN_DIR MODE [HOST_OPTS...]: attach
+# Ethereal to a fabric_leafspine fabric: steering on every leaf (ports =
+# its host ports, uplink to spine s = path s+1 via 10.78.(128+s).254) and
+# tagging on every host (mode ethereal|spray|ecmp, --paths S, every other
+# leaf's /24 as its leaf id, sockops on fabric_cgroup). Detached at
+# teardown. Links need FAB_INT_ROOM >= 4 (the tag-only option). Change a
+# mode live with fabric_leafspine_mode.
+fabric_leafspine_ethereal() {
+	local dcbpf=${1:?fabric_leafspine_ethereal DCBPF PIN_DIR MODE} pin=${2:?pin dir} mode=${3:?mode}
+	shift 3
+	local L=$FAB_LS_LEAVES S=$FAB_LS_SPINES H=$FAB_LS_HOSTS l s h k i ports ups leaves
+	[ "${FAB_INT_ROOM:-0}" -ge 4 ] || { _fab_die "Ethereal's tag needs FAB_INT_ROOM >= 4 when the fabric is built"; return 1; }
+	fabric_cgroup || return 1
+	FAB_ETH_DCBPF=$dcbpf FAB_ETH_PIN=$pin
+	fabric_on_exit _fab_eth_detach
+	for ((l = 0; l < L; l++)); do
+		ports="" ups=""
+		for ((h = 0; h < H; h++)); do ports+="${ports:+,}${FAB_LEAF_PORTS[l * H + h]}"; done
+		for ((s = 0; s < S; s++)); do ups+="${ups:+,}${FAB_UPLINKS[l * S + s]}=10.78.$((128 + s)).254"; done
+		"$dcbpf" --pin-dir "$pin" ethereal leaf attach --netns "${FAB_LEAVES[l]}" --ports "$ports" --uplinks "$ups" ||
+			{ _fab_die "ethereal leaf attach on ${FAB_LEAVES[l]} failed"; return 1; }
+	done
+	for ((i = 0; i < L * H; i++)); do
+		l=${FAB_HOST_LEAF[i]} leaves=""
+		for ((k = 0; k < L; k++)); do
+			[ "$k" = "$l" ] || leaves+="${leaves:+,}10.78.$k.0/24=$k"
+		done
+		[ -n "$leaves" ] || continue
+		"$dcbpf" --pin-dir "$pin" ethereal host attach --netns "${FAB_HOSTS[i]}" --mode "$mode" \
+			--paths "$S" --leaf "$leaves" --cgroup "$FAB_ETH_CG" "$@" "${FAB_HOST_DEVS[i]}" ||
+			{ _fab_die "ethereal host attach on ${FAB_HOSTS[i]} failed"; return 1; }
+	done
+}
+
+# fabric_leafspine_mode MODE [HOST_SET_OPTS...]: every host to MODE, live.
+fabric_leafspine_mode() {
+	local i
+	for ((i = 0; i < ${#FAB_HOSTS[@]}; i++)); do
+		"$FAB_ETH_DCBPF" --pin-dir "$FAB_ETH_PIN" ethereal host set --netns "${FAB_HOSTS[i]}" --mode "$@" ||
+			{ _fab_die "ethereal host set on ${FAB_HOSTS[i]} failed"; return 1; }
+	done
+}
+
+_fab_eth_detach() {
+	local i l
+	for ((i = 0; i < ${#FAB_HOSTS[@]}; i++)); do
+		"$FAB_ETH_DCBPF" --pin-dir "$FAB_ETH_PIN" ethereal host detach --netns "${FAB_HOSTS[i]}" "${FAB_HOST_DEVS[i]}"
+	done
+	for ((l = 0; l < ${#FAB_LEAVES[@]}; l++)); do
+		"$FAB_ETH_DCBPF" --pin-dir "$FAB_ETH_PIN" ethereal leaf detach --netns "${FAB_LEAVES[l]}"
+	done
+	rmdir "$FAB_ETH_PIN" 2>/dev/null
+	return 0
+} >/dev/null 2>&1
+
+# fabric_leafspine_link L S down|up: take the link between leaf L and spine
+# S down (both ends: a failed cable) or bring it back with its routes. While
+# it is down, spine S has no route to leaf L, so traffic of other leaves
+# that still picks spine S towards leaf L is lost there: a failure those
+# senders only learn of by their timeouts.
+fabric_leafspine_link() {
+	local l=${1:?fabric_leafspine_link L S down|up} s=${2:?spine} what=${3:?down|up}
+	local S=$FAB_LS_SPINES L=$FAB_LS_LEAVES k t hops
+	local leaf=${FAB_LEAVES[l]} spine=${FAB_SPINES[s]} up=${FAB_UPLINKS[l * S + s]} dn=${FAB_DOWNLINKS[l * S + s]}
+	case $what in
+	down)
+		ip -n "$leaf" link set "$up" down && ip -n "$spine" link set "$dn" down ||
+			{ _fab_die "taking link leaf $l – spine $s down failed"; return 1; }
+		;;
+	up)
+		ip -n "$leaf" link set "$up" up && ip -n "$spine" link set "$dn" up ||
+			{ _fab_die "bringing link leaf $l – spine $s up failed"; return 1; }
+		# a device going down takes its single-path routes with it
+		ip -n "$leaf" route replace "10.78.$((128 + s)).254/32" dev "$up" &&
+			ip -n "$spine" route replace "10.78.$((128 + s)).$((l + 1))/32" dev "$dn" &&
+			ip -n "$spine" route replace "10.78.$l.0/24" via "10.78.$((128 + s)).$((l + 1))" dev "$dn" ||
+			{ _fab_die "restoring the routes of link leaf $l – spine $s failed"; return 1; }
+		for ((k = 0; k < L; k++)); do
+			[ "$k" = "$l" ] && continue
+			hops=()
+			for ((t = 0; t < S; t++)); do
+				hops+=(nexthop via "10.78.$((128 + t)).254" dev "${FAB_UPLINKS[l * S + t]}")
+			done
+			ip -n "$leaf" route replace "10.78.$k.0/24" "${hops[@]}" ||
+				{ _fab_die "restoring the ECMP route to leaf $k in $leaf failed"; return 1; }
+		done
+		;;
+	*) _fab_die "fabric_leafspine_link: down or up, not '$what'"; return 1 ;;
+	esac
 }

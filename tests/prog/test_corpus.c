@@ -289,7 +289,8 @@ static struct dc_int_counters ctr(int fd)
 static const char *const ctr_names[NCTR] = {
 	"src_added", "src_gso", "src_no_room", "src_fail", "sink_stripped", "echo_added",
 	"echo_no_room", "echo_rx", "bad_stripped", "bad_passed", "transit_filled",
-	"transit_overflow", "transit_echo", "strip_fail",
+	"transit_overflow", "transit_echo", "strip_fail", "tag_stripped", "transit_tag",
+	"src_tag_grown",
 };
 #define CI(field) (offsetof(struct dc_int_counters, field) / sizeof(__u64))
 
@@ -402,6 +403,21 @@ static void note(int prog, const struct pkt *in, const struct pkt *out)
 		cur->changed[prog]++;
 }
 
+static int tag_room(const struct pkt *in, const struct tcp4 *t, __u32 len);
+/* Replace a tag-only option by opt (len bytes), P kept from the tag. */
+static void model_grow(const struct pkt *in, struct pkt *out, __u8 *opt, __u32 len,
+		       const struct tcp4 *t)
+{
+	struct pkt tmp;
+	struct tcp4 t2 = *t;
+
+	opt[3] = (__u8)((opt[3] & 0xf0) | (in->b[37] & 0xf));
+	model_strip(in, &tmp, 4, t);
+	t2.ihl -= 4;
+	t2.tot -= 4;
+	model_insert(&tmp, out, opt, len, &t2);
+}
+
 /* dc_int_hout: source, echo, or untouched. */
 static void do_hout(const struct pkt *in)
 {
@@ -437,7 +453,7 @@ static void do_hout(const struct pkt *in)
 		fail(P_HOUT, in, "verdict %d, expected TC_ACT_OK", rc);
 	note(P_HOUT, in, &out);
 	want = *in;
-	if (slots && t.ihl != 20) {
+	if (slots && t.ihl != 20 && !tag_room(in, &t, 4 + 8 * slots)) {
 		exp[CI(src_no_room)] = 1;
 	} else if (slots) {
 		__u32 len = 4 + 8 * slots;
@@ -446,14 +462,20 @@ static void do_hout(const struct pkt *in)
 		opt[0] = DC_INT_OPT_TYPE;
 		opt[1] = (__u8)len;
 		opt[2] = 1 << 5;
-		model_insert(in, &want, opt, len, &t);
+		if (t.ihl != 20) {
+			model_grow(in, &want, opt, len, &t);
+			exp[CI(src_tag_grown)] = 1;
+		} else {
+			model_insert(in, &want, opt, len, &t);
+		}
 		exp[CI(src_added)] = 1;
 		if (c1.src_fail != c0.src_fail) { /* the kernel may refuse to grow */
 			want = *in;
 			exp[CI(src_added)] = 0;
+			exp[CI(src_tag_grown)] = 0;
 			exp[CI(src_fail)] = 1;
 		}
-	} else if (echo && t.ihl != 20) {
+	} else if (echo && t.ihl != 20 && !tag_room(in, &t, 4 + 8 * (rec.hops > 4 ? 4 : rec.hops))) {
 		exp[CI(echo_no_room)] = 1;
 	} else if (echo) {
 		__u32 h = rec.hops > 4 ? 4 : rec.hops, i, len = 4 + 8 * h;
@@ -462,10 +484,14 @@ static void do_hout(const struct pkt *in)
 		opt[0] = DC_INT_OPT_TYPE;
 		opt[1] = (__u8)len;
 		opt[2] = (__u8)(1 << 5 | DC_INT_FLAG_ECHO | (rec.flags & DC_INT_FLAG_OVERFLOW));
-		opt[3] = (__u8)(h << 4 | (rec.path & 0xf));
+		/* P: the ACK's own tag (none unless a tag-only option is there) */
+		opt[3] = (__u8)(h << 4);
 		for (i = 0; i < h; i++)
 			dc_int_store_be64(opt + 4 + 8 * i, rec.hop_word[i]);
-		model_insert(in, &want, opt, len, &t);
+		if (t.ihl != 20)
+			model_grow(in, &want, opt, len, &t);
+		else
+			model_insert(in, &want, opt, len, &t);
 		exp[CI(echo_added)] = 1;
 		if (c1.src_fail != c0.src_fail) {
 			want = *in;
@@ -481,8 +507,9 @@ static void do_hout(const struct pkt *in)
 	check_ctr(P_HOUT, in, &c0, &c1, exp);
 }
 
-/* The option verdict, by the table of docs/int.md. */
-enum verdict { V_NONE, V_BADLEN, V_BAD, V_OK };
+/* The option verdict, by the table of docs/int.md (V_TAG: the 4-byte
+ * tag-only form of docs/ethereal.md). */
+enum verdict { V_NONE, V_BADLEN, V_BAD, V_OK, V_TAG };
 
 static enum verdict classify(const struct pkt *in, const struct tcp4 *t)
 {
@@ -492,11 +519,19 @@ static enum verdict classify(const struct pkt *in, const struct tcp4 *t)
 	if (opts < 2 || o[0] != DC_INT_OPT_TYPE)
 		return V_NONE;
 	len = o[1];
+	if (len == 4 && opts >= 4)
+		return (o[2] >> 5) != 1 || (o[3] >> 4) || (o[2] & 0x18) ? V_BAD : V_TAG;
 	if (len < 12 || len > 36 || (len - 4) % 8 || len > opts)
 		return V_BADLEN;
 	if ((o[2] >> 5) != 1 || (o[3] >> 4) > (len - 4) / 8)
 		return V_BAD;
 	return V_OK;
+}
+
+/* A tag-only option first, and the full option of len fits in its place. */
+static int tag_room(const struct pkt *in, const struct tcp4 *t, __u32 len)
+{
+	return classify(in, t) == V_TAG && t->ihl + len - 4 <= 60;
 }
 
 /* dc_int_hin: strip ours (kept, published or discarded), else untouched. */
@@ -533,7 +568,9 @@ static void do_hin(const struct pkt *in)
 			exp[CI(strip_fail)] = 1;
 		} else {
 			model_strip(in, &want, in->b[35], &t);
-			if (v == V_OK)
+			if (v == V_TAG)
+				exp[CI(tag_stripped)] = 1;
+			else if (v == V_OK)
 				exp[(in->b[36] & DC_INT_FLAG_ECHO) ? CI(echo_rx) : CI(sink_stripped)] = 1;
 		}
 	}
@@ -587,6 +624,8 @@ static void do_xmit(const struct pkt *in)
 	want = *in;
 	if (v == V_BADLEN || v == V_BAD) {
 		exp[CI(bad_passed)] = 1;
+	} else if (v == V_TAG) {
+		exp[CI(transit_tag)] = 1;
 	} else if (v == V_OK && (in->b[36] & DC_INT_FLAG_ECHO)) {
 		exp[CI(transit_echo)] = 1;
 	} else if (v == V_OK) {

@@ -287,6 +287,124 @@ static void test_edges(void)
 		 dc_eth_host_assign(&h, DC_ETH_MAX_LEAVES, 1), DC_U32_MAX);
 }
 
+/* Reference for dc_eth_pick_view: the obvious loop with branches. */
+static __u32 ref_pick_view(const struct dc_eth_hleaf *v, __u32 s, __u64 now, __u32 except)
+{
+	__u32 i, best = DC_U32_MAX, all = 0;
+
+	s = dc_eth_uplinks(s);
+	for (i = 1; i < s; i++)	/* the fallback, loads compared up to 2^60 */
+		if ((v->up.load[i] > (DC_U64_MAX >> 4) ? DC_U64_MAX >> 4 : v->up.load[i]) <
+		    (v->up.load[all] > (DC_U64_MAX >> 4) ? DC_U64_MAX >> 4 : v->up.load[all]))
+			all = i;
+	for (i = 0; i < s; i++) {
+		__u64 li = v->up.load[i] > (DC_U64_MAX >> 4) ? DC_U64_MAX >> 4 : v->up.load[i];
+
+		if (i == except || v->avoid_until_ns[i] > now)
+			continue;
+		if (best == DC_U32_MAX ||
+		    li < (v->up.load[best] > (DC_U64_MAX >> 4) ? DC_U64_MAX >> 4 : v->up.load[best]))
+			best = i;
+	}
+	return best == DC_U32_MAX ? all : best;
+}
+
+static __u64 rnd_state = 0x9e3779b97f4a7c15ULL;
+static __u64 rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+/* The data plane's additions: tags, the branch-free greedy choice with
+ * uplinks to avoid, the mask arithmetic it rests on, spraying. */
+static void test_dataplane(void)
+{
+	static const __u64 edge[] = { 0, 1, 2, 0x7fffffffffffffffULL, 0x8000000000000000ULL,
+				      DC_U64_MAX - 1, DC_U64_MAX, 720720, 1ULL << 60 };
+	__u32 i, j, bad = 0, s, u, k;
+	struct dc_eth_hleaf v;
+
+	for (i = 0; i < 16; i++)
+		if (dc_eth_uplink_of(dc_eth_tag(i)) != (i < 15 ? i : DC_ETH_NO_UPLINK))
+			bad++;
+	CHECK_EQ("tag: uplink u travels as u + 1 and back, u < 15", bad, 0);
+	CHECK_EQ("tag: 0 names no uplink", dc_eth_uplink_of(0), DC_ETH_NO_UPLINK);
+	CHECK_EQ("tag: 16 names no uplink", dc_eth_uplink_of(16), DC_ETH_NO_UPLINK);
+	CHECK_EQ("tag: uplink 15 cannot be tagged", dc_eth_tag(15), 0);
+	CHECK_EQ("tag: a tagged fabric has at most 15 uplinks", dc_eth_tag_uplinks(16), 15);
+	CHECK_EQ("tag: at least one", dc_eth_tag_uplinks(0), 1);
+	bad = 0;
+	for (i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+		for (j = 0; j < sizeof(edge) / sizeof(edge[0]); j++)
+			if (dc_eth_ltmask(edge[i], edge[j]) != (edge[i] < edge[j] ? DC_U64_MAX : 0) ||
+			    dc_eth_eqmask(edge[i], edge[j]) != (edge[i] == edge[j] ? DC_U64_MAX : 0) ||
+			    dc_eth_min_bl(edge[i], edge[j]) != (edge[i] < edge[j] ? edge[i] : edge[j]))
+				bad++;
+	for (i = 0; i < 100000; i++) {
+		__u64 a = rnd() >> (rnd() & 63), b = rnd() >> (rnd() & 63);
+
+		if (dc_eth_ltmask(a, b) != (a < b ? DC_U64_MAX : 0) ||
+		    dc_eth_eqmask(a, a) != DC_U64_MAX || (a != b && dc_eth_eqmask(a, b)))
+			bad++;
+	}
+	CHECK_EQ("masks: a < b and a == b as all-ones/zero, edges and 10^5 random pairs", bad, 0);
+	/* the greedy choice on a view equals the branchy reference */
+	bad = 0;
+	for (k = 0; k < 200000; k++) {
+		__u64 now = 1000;
+
+		memset(&v, 0, sizeof(v));
+		s = 1 + (__u32)(rnd() % 16);
+		for (i = 0; i < 16; i++) {
+			/* few distinct values: ties are common */
+			v.up.load[i] = (rnd() % 4) * DC_ETH_FLOW_UNIT;
+			if (rnd() % 8 == 0)
+				v.up.load[i] = DC_U64_MAX - (rnd() % 3);
+			v.avoid_until_ns[i] = rnd() % 4 == 0 ? now + 1 + rnd() % 5 : rnd() % (now + 1);
+		}
+		u = rnd() % 3 == 0 ? DC_ETH_NO_UPLINK : (__u32)(rnd() % 16);
+		if (dc_eth_pick_view(&v, s, now, u) != ref_pick_view(&v, s, now, u))
+			bad++;
+	}
+	CHECK_EQ("pick_view: equals the plain greedy rule with exclusions (2·10^5 views)", bad, 0);
+	memset(&v, 0, sizeof(v));
+	v.up.load[0] = 0;
+	v.up.load[1] = 3;
+	v.up.load[2] = 1;
+	v.up.load[3] = 1;
+	CHECK_EQ("pick_view: least loaded", dc_eth_pick_view(&v, 4, 0, DC_ETH_NO_UPLINK), 0);
+	CHECK_EQ("pick_view: the flow's own uplink excluded; tie to the lower index",
+		 dc_eth_pick_view(&v, 4, 0, 0), 2);
+	v.avoid_until_ns[2] = 10;
+	CHECK_EQ("pick_view: an uplink that timed out until t = 10 is avoided at t = 5",
+		 dc_eth_pick_view(&v, 4, 5, 0), 3);
+	CHECK_EQ("pick_view: … and used again at t = 10", dc_eth_pick_view(&v, 4, 10, 0), 2);
+	v.avoid_until_ns[1] = v.avoid_until_ns[3] = 10;
+	CHECK_EQ("pick_view: all others avoided → least loaded of all (some path)",
+		 dc_eth_pick_view(&v, 4, 5, 0), 0);
+	CHECK_EQ("pick_view: s = 1 always uplink 0", dc_eth_pick_view(&v, 1, 5, 0), 0);
+	/* spraying */
+	bad = 0;
+	for (s = 1; s <= 16; s++)
+		for (i = 0; i < 40; i++)
+			if (dc_eth_spray(3, i, s) != (3 % s + i) % s)
+				bad++;
+	CHECK_EQ("spray: packet k of a flow starting on uplink f goes to (f + k) mod s", bad, 0);
+	{
+		__u32 cnt[4] = { 0 };
+
+		for (i = 0; i < 400; i++)
+			cnt[dc_eth_spray(1, i, 4)]++;
+		CHECK("spray: 400 packets over 4 uplinks, 100 each",
+		      cnt[0] == 100 && cnt[1] == 100 && cnt[2] == 100 && cnt[3] == 100, "%u %u %u %u",
+		      cnt[0], cnt[1], cnt[2], cnt[3]);
+	}
+	CHECK("spray: k near 2^64 stays in range", dc_eth_spray(7, DC_U64_MAX, 5) < 5, "range");
+}
+
 int main(void)
 {
 	test_gcd();
@@ -294,5 +412,6 @@ int main(void)
 	test_theorem4();
 	test_greedy();
 	test_edges();
+	test_dataplane();
 	return check_failed;
 }

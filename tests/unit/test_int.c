@@ -101,6 +101,25 @@ static void test_check(void)
 	o[0] = 0x07; /* record route */
 	CHECK_EQ("int codec: other options are not ours", dc_int_check(o, 20), DC_INT_NONE);
 	CHECK_EQ("int codec: no options", dc_int_check(o, 0), DC_INT_NONE);
+	/* The tag-only form (Ethereal): length 4, no slots, P only. */
+	{
+		__u8 t[4] = { DC_INT_OPT_TYPE, 4, dc_int_b2(0), dc_int_b3(0, 3) };
+
+		CHECK_EQ("int codec: tag-only option", dc_int_check(t, 4), DC_INT_TAG);
+		CHECK_EQ("int codec: tag-only option followed by others", dc_int_check(t, 8), DC_INT_TAG);
+		CHECK_EQ("int codec: tag cut short is a bad length", dc_int_check(t, 3), DC_INT_BAD_LEN);
+		CHECK_EQ("int codec: a tag has no slots", dc_int_slots(4), 0);
+		t[3] = dc_int_b3(1, 3);
+		CHECK_EQ("int codec: tag with a hop pointer", dc_int_check(t, 4), DC_INT_BAD_HOPS);
+		t[3] = dc_int_b3(0, 3);
+		t[2] = dc_int_b2(DC_INT_FLAG_ECHO);
+		CHECK_EQ("int codec: tag with the echo flag", dc_int_check(t, 4), DC_INT_BAD_HOPS);
+		t[2] = (__u8)(3 << 5);
+		CHECK_EQ("int codec: tag of another version", dc_int_check(t, 4), DC_INT_BAD_VERSION);
+		t[1] = 8;
+		t[2] = dc_int_b2(0);
+		CHECK_EQ("int codec: length 8 is neither tag nor INT", dc_int_check(t, 8), DC_INT_BAD_LEN);
+	}
 	CHECK_EQ("int codec: option length clamps to 4 slots", dc_int_opt_len(9), 36);
 	CHECK_EQ("int codec: option length at least 1 slot", dc_int_opt_len(0), 12);
 	CHECK("int codec: echo and overflow flags kept, version set",
