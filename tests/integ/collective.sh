@@ -8,6 +8,8 @@
 # are named (unknown netns, CC not available, an address the host does
 # not have) with exit 1.
 # shellcheck shell=bash
+# SC2015: "A && t_pass || t_fail" is safe, t_pass only prints.
+# shellcheck disable=SC2015
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 source tests/lib/harness.sh
@@ -35,7 +37,9 @@ passive() { # TcpPassiveOpens of every host, space separated
 	done | tr '\n' ' '
 }
 delta() { # before after → per-host differences
-	local -a a=($1) b=($2)
+	local -a a b
+	read -ra a <<<"$1"
+	read -ra b <<<"$2"
 	local i
 	for i in "${!a[@]}"; do echo -n "$((b[i] - a[i])) "; done
 }
