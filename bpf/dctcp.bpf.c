@@ -65,10 +65,13 @@ static __always_inline struct dc_dctcp_stats *dc_dstats(void)
 	return bpf_map_lookup_elem(&dc_dctcp_stat, &zero);
 }
 
+/* s is evaluated once: a second lookup would be a pointer the verifier
+ * has not seen checked (6.1 rejects it). */
 #define DC_DADD(s, field, v)                                      \
 	do {                                                      \
-		if (s)                                            \
-			__sync_fetch_and_add(&(s)->field, (v));   \
+		struct dc_dctcp_stats *__s = (s);                 \
+		if (__s)                                          \
+			__sync_fetch_and_add(&__s->field, (v));   \
 	} while (0)
 
 /* Connection established (or the CC selected on a live socket). */

@@ -150,7 +150,7 @@ echo "cubic: util=$util_c% p50=$p50_c p99=$p99_c tbf=$mbps_c" | tee -a "$LOG/sum
 # "Near K": the median queue within K + 16 KB (a GSO burst) and far below
 # CUBIC's in the same switch.  The share of samples above 2K and the p99
 # are reported, not asserted: episodes of tens of ms at the DT limit
-# remain (docs/collective.md, "Known issues"; 16-31 % of samples).
+# remain (docs/collective.md, "Known issues"; 0-31 % of samples).
 above=$(awk -F, -v k=$((2 * K)) '$2 > k { a++ } END { print int(100 * a / (NR ? NR : 1)) }' "$LOG/q-dctcp.win")
 if [ "$p50_d" -le $((K + 16384)) ] && [ $((p50_d * 5)) -lt "$p50_c" ]; then
 	t_pass "dctcp: queue near K = $K B: p50 $p50_d B ($above % of samples above 2K; p99 $p99_d B), CUBIC p50/p99 $p50_c/$p99_c B"
