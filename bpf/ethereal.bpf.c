@@ -46,17 +46,27 @@ static __always_inline struct dc_eth_hcfg *dc_eth_cfg(void)
 }
 
 /*
- * Add w to the load of uplink u.  The index is compared, never used as an
- * offset: an offset would make the verifier track the exact value of u
- * back through the greedy choice's loop, one state per possible outcome.
+ * arr[u] += w, arr[u] = x: the index is compared, never used as an offset.
+ * An offset would make the verifier track the exact value of u back
+ * through the greedy choice (one state per possible outcome), and the 6.1
+ * verifier loses the bound of a masked index clang has already narrowed.
  */
-static __always_inline void dc_eth_load_add(struct dc_eth_hleaf *v, __u32 u, __u64 w)
+static __always_inline void dc_eth_arr_add(__u64 *arr, __u32 u, __u64 w)
 {
 	__u32 i;
 
 	for (i = 0; i < DC_ETH_MAX_UPLINKS; i++)
 		if (i == u)
-			__sync_fetch_and_add(&v->up.load[i], w);
+			__sync_fetch_and_add(&arr[i], w);
+}
+
+static __always_inline void dc_eth_arr_set(__u64 *arr, __u32 u, __u64 x)
+{
+	__u32 i;
+
+	for (i = 0; i < DC_ETH_MAX_UPLINKS; i++)
+		if (i == u)
+			arr[i] = x;
 }
 
 /*
@@ -105,7 +115,7 @@ static __always_inline bool dc_eth_flow_release(struct dc_eth_flow *f)
 		return true;
 	v = bpf_map_lookup_elem(&dc_eth_view, &leaf);
 	if (v)
-		__sync_fetch_and_add(&v->up.load[u & (DC_ETH_MAX_UPLINKS - 1)], -w);
+		dc_eth_arr_add(v->up.load, u, -w);
 	return true;
 }
 
@@ -120,8 +130,10 @@ static int dc_eth_idle_cb(void *map, struct dc_flow_key *key, struct dc_eth_flow
 	struct dc_eth_hcfg *cfg = dc_eth_cfg();
 	__u64 idle = dc_eth_idle_ns(cfg), now = bpf_ktime_get_ns(), seen = f->last_seen_ns;
 
-	if (now - seen < idle && seen <= now) {
-		bpf_timer_start(&f->idle, idle - (now - seen), 0);
+	/* seen may be a little ahead of now: another CPU stamped a packet
+	 * after this callback read the clock.  Such a flow is not idle. */
+	if (seen > now || now - seen < idle) {
+		bpf_timer_start(&f->idle, seen > now ? idle : idle - (now - seen), 0);
 		return 0;
 	}
 	if (dc_eth_flow_release(f))
@@ -133,7 +145,7 @@ static int dc_eth_idle_cb(void *map, struct dc_flow_key *key, struct dc_eth_flow
 /* First packet of a flow: pick its uplink, account, start its idle timer. */
 static __always_inline struct dc_eth_flow *dc_eth_new_flow(const struct dc_flow_key *key,
 							    const struct dc_eth_hcfg *cfg,
-							    __u32 leaf, __u64 now)
+							    __u32 leaf, __u64 now, __u32 mark)
 {
 	struct dc_eth_flow nf = {}, *f;
 	struct dc_eth_hleaf *v;
@@ -146,7 +158,7 @@ static __always_inline struct dc_eth_flow *dc_eth_new_flow(const struct dc_flow_
 		u = bpf_get_prandom_u32() % s;
 	} else {
 		u = (__u32)dc_eth_choose(leaf, s, now, DC_ETH_NO_UPLINK) & (DC_ETH_MAX_UPLINKS - 1);
-		nf.weight = DC_ETH_FLOW_UNIT;
+		nf.weight = dc_eth_weight(dc_eth_parts_of_mark(mark));
 	}
 	nf.path = dc_eth_tag(u);
 	nf.leaf = leaf;
@@ -164,7 +176,7 @@ static __always_inline struct dc_eth_flow *dc_eth_new_flow(const struct dc_flow_
 	if (!f)
 		return NULL;
 	if (nf.weight)
-		dc_eth_load_add(v, u, nf.weight);
+		dc_eth_arr_add(v->up.load, u, nf.weight);
 	DC_HSTAT(flows_new);
 	if (!bpf_timer_init(&f->idle, &dc_eth_flows, DC_CLOCK_MONOTONIC)) {
 		bpf_timer_set_callback(&f->idle, dc_eth_idle_cb);
@@ -270,7 +282,7 @@ int dc_eth_hout(struct __sk_buff *skb)
 			DC_HSTAT(flows_untracked);
 			return TC_ACT_OK;
 		}
-		f = dc_eth_new_flow(&key, cfg, dst->leaf, now);
+		f = dc_eth_new_flow(&key, cfg, dst->leaf, now, skb->mark);
 		if (!f)
 			return TC_ACT_OK;
 	}
@@ -292,13 +304,29 @@ int dc_eth_hout(struct __sk_buff *skb)
 	return TC_ACT_OK;
 }
 
+#define DC_TCP_FIN_WAIT1 4
+#define DC_TCP_CLOSE 7
+#define DC_TCP_CLOSE_WAIT 8
+
+static __always_inline void dc_eth_sk_key(const struct bpf_sock_ops *skops, struct dc_flow_key *key)
+{
+	key->family = DC_AF_INET;
+	key->saddr[0] = skops->local_ip4;
+	key->daddr[0] = skops->remote_ip4;
+	key->sport = (__u16)skops->local_port;
+	key->dport = (__u16)bpf_ntohl(skops->remote_port);
+}
+
 /*
  * Socket events (sockops, attached to a cgroup; runs for the TCP sockets
  * of that cgroup, in any namespace — a host acts only on flows in its own
- * dc_eth_flows).  Asks for the RTO callback when a connection opens; on
- * RTO (before the retransmission is sent) moves the flow to the
- * least-loaded other uplink that has not timed out recently, and marks
- * the old one to be avoided by new flows for avoid_ms.
+ * dc_eth_flows).  Asks for the RTO and state callbacks when a connection
+ * opens.  A state change to FIN_WAIT1, CLOSE_WAIT or CLOSE releases the
+ * flow's weight (the egress program only sees our own FIN or RST; a reset
+ * from the peer closes the socket without either).  On RTO (before the
+ * retransmission is sent) the flow moves to the least-loaded other uplink
+ * that has not timed out recently, and the old one is avoided by new
+ * flows for avoid_ms.
  */
 SEC("sockops")
 int dc_eth_sockops(struct bpf_sock_ops *skops)
@@ -317,7 +345,17 @@ int dc_eth_sockops(struct bpf_sock_ops *skops)
 	case BPF_SOCK_OPS_TCP_CONNECT_CB:
 	case BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB:
 	case BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB:
-		bpf_sock_ops_cb_flags_set(skops, skops->bpf_sock_ops_cb_flags | BPF_SOCK_OPS_RTO_CB_FLAG);
+		bpf_sock_ops_cb_flags_set(skops, skops->bpf_sock_ops_cb_flags |
+					  BPF_SOCK_OPS_RTO_CB_FLAG | BPF_SOCK_OPS_STATE_CB_FLAG);
+		return 1;
+	case BPF_SOCK_OPS_STATE_CB:
+		if (skops->args[1] != DC_TCP_FIN_WAIT1 && skops->args[1] != DC_TCP_CLOSE_WAIT &&
+		    skops->args[1] != DC_TCP_CLOSE)
+			return 1;
+		dc_eth_sk_key(skops, &key);
+		f = bpf_map_lookup_elem(&dc_eth_flows, &key);
+		if (f && dc_eth_flow_release(f))
+			DC_HSTAT(flows_fin);
 		return 1;
 	case BPF_SOCK_OPS_RTO_CB:
 		break;
@@ -327,11 +365,7 @@ int dc_eth_sockops(struct bpf_sock_ops *skops)
 	cfg = dc_eth_cfg();
 	if (!cfg || cfg->mode != DC_ETH_MODE_ETHEREAL)
 		return 1;
-	key.family = DC_AF_INET;
-	key.saddr[0] = skops->local_ip4;
-	key.daddr[0] = skops->remote_ip4;
-	key.sport = (__u16)skops->local_port;
-	key.dport = (__u16)bpf_ntohl(skops->remote_port);
+	dc_eth_sk_key(skops, &key);
 	f = bpf_map_lookup_elem(&dc_eth_flows, &key);
 	if (!f)
 		return 1;
@@ -358,13 +392,13 @@ int dc_eth_sockops(struct bpf_sock_ops *skops)
 		}
 	}
 	w = f->weight;
-	v->avoid_until_ns[old_u & (DC_ETH_MAX_UPLINKS - 1)] = now + (__u64)cfg->avoid_ms * DC_NS_PER_MS;
-	__sync_fetch_and_add(&v->timeouts[old_u & (DC_ETH_MAX_UPLINKS - 1)], 1);
+	dc_eth_arr_set(v->avoid_until_ns, old_u, now + (__u64)cfg->avoid_ms * DC_NS_PER_MS);
+	dc_eth_arr_add(v->timeouts, old_u, 1);
 	if (!moved)
 		return 1;
 	if (open && w) {
-		dc_eth_load_add(v, nu, w);
-		__sync_fetch_and_add(&v->up.load[old_u & (DC_ETH_MAX_UPLINKS - 1)], -w);
+		dc_eth_arr_add(v->up.load, nu, w);
+		dc_eth_arr_add(v->up.load, old_u, -w);
 	}
 	DC_HSTAT(repath_rto);
 	return 1;

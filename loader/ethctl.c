@@ -292,10 +292,15 @@ static int host_attach(const char *pin_dir, const struct opts *o, const char *if
 		return EXIT_USAGE;
 	ns_dir(dir, sizeof(dir), pin_dir, o->netns);
 	link_pin(pin, sizeof(pin), dir, ifname, "egress");
-	if (access(pin, F_OK) == 0) {
-		fprintf(stderr, "dcbpf ethereal: %s (netns %s) is already attached (%s); change it "
-				"with 'dcbpf ethereal host set' or detach first\n", ifname,
-			o->netns ? o->netns : "(own)", pin);
+	/* One host per namespace: its maps are the host's view.  (On the
+	 * netlink fallback there is no link pin; the maps tell.) */
+	fd = open_pinned(dir, "dc_eth_hcfg");
+	if (fd >= 0 || access(pin, F_OK) == 0) {
+		if (fd >= 0)
+			close(fd);
+		fprintf(stderr, "dcbpf ethereal: %s (netns %s): the namespace already has a host "
+				"attached (%s); change it with 'dcbpf ethereal host set' or detach first\n",
+			ifname, o->netns ? o->netns : "(own)", dir);
 		return EXIT_ERR;
 	}
 	{

@@ -287,6 +287,26 @@ DC_INLINE __u32 dc_eth_spray(__u32 first, __u64 k, __u32 s)
 	return (__u32)((first % s + k % s) % s);
 }
 
+/*
+ * Sub-flows (Algorithm 3's split of the r = n mod s remainder flows into
+ * s/g parts) weigh 1/parts of a flow.  The application says so on the
+ * socket: SO_MARK = DC_ETH_MARK_MAGIC | parts (2..16), read from
+ * skb->mark at the flow's first packet (the mark is the sender's own, seen
+ * by its TC egress before the packet leaves the namespace).  Any other
+ * mark, or parts 0/1, is a whole flow.
+ */
+#define DC_ETH_MARK_MAGIC 0xdcb00000U
+#define DC_ETH_MARK_MASK 0xffffff00U
+
+DC_INLINE __u32 dc_eth_parts_of_mark(__u32 mark)
+{
+	__u32 parts = mark & 0xff;
+
+	if ((mark & DC_ETH_MARK_MASK) != DC_ETH_MARK_MAGIC || parts < 2)
+		return 1;
+	return parts > DC_ETH_MAX_UPLINKS ? DC_ETH_MAX_UPLINKS : parts;
+}
+
 /* Host modes (dc_eth_hcfg.mode). */
 enum dc_eth_mode {
 	DC_ETH_MODE_ECMP = 0,		/* no tag: the leaf's kernel ECMP (L4 hash) decides */

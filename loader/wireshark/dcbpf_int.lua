@@ -41,8 +41,19 @@ function int.dissector(tvb, pinfo, tree)
 	if opt + 4 > tvb:len() or tvb(opt, 1):uint() ~= OPT_TYPE then return end
 	local len = tvb(opt + 1, 1):uint()
 	local t = tree:add(int, tvb(opt, math.min(len, tvb:len() - opt)))
+	if len == 4 and opt + 4 <= off + hl.value then
+		-- Ethereal's tag-only form: no slots, the path tag in P (docs/ethereal.md)
+		local b2, b3 = tvb(opt + 2, 1):uint(), tvb(opt + 3, 1):uint()
+		t:add(f.version, tvb(opt + 2, 1), bit32.rshift(b2, 5))
+		t:add(f.path, tvb(opt + 3, 1), bit32.band(b3, 0x0f))
+		if bit32.rshift(b3, 4) ~= 0 or bit32.band(b2, 0x18) ~= 0 then
+			t:add(f.bad, tvb(opt + 2, 2), "tag-only option with hops or flags set")
+		end
+		pinfo.cols.info:append(string.format(" [Ethereal tag %d]", bit32.band(b3, 0x0f)))
+		return
+	end
 	if len < 12 or len > 36 or (len - 4) % 8 ~= 0 or opt + len > off + hl.value then
-		t:add(f.bad, tvb(opt + 1, 1), "option length " .. len .. " is not 4 + 8k (12..36)")
+		t:add(f.bad, tvb(opt + 1, 1), "option length " .. len .. " is not 4 + 8k (12..36) nor 4")
 		return
 	end
 	local b2, b3 = tvb(opt + 2, 1):uint(), tvb(opt + 3, 1):uint()

@@ -106,6 +106,18 @@ static int run(int fd, const struct pkt *in, struct pkt *out)
 	return run_if(fd, in, out, 0);
 }
 
+static int run_mark(int fd, const struct pkt *in, struct pkt *out, __u32 mark)
+{
+	struct __sk_buff ctx = { .mark = mark };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in->b, .data_size_in = in->len,
+		    .data_out = out->b, .data_size_out = sizeof(out->b), .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx));
+	int err = bpf_prog_test_run_opts(fd, &o);
+
+	out->len = o.data_size_out;
+	return err ? err : (int)o.retval;
+}
+
 static bool same(const struct pkt *a, const struct pkt *b)
 {
 	return a->len == b->len && !memcmp(a->b, b->b, a->len);
@@ -314,6 +326,44 @@ static void test_assign(void)
 	}
 }
 
+/* Algorithm 3's sub-flows: 1/parts of a flow each, from the socket mark. */
+static void test_subflows(void)
+{
+	int fd = bpf_program__fd(hs->progs.dc_eth_hout);
+	struct pkt in, out;
+	struct dc_eth_hleaf v;
+	struct dc_eth_flow f;
+	int i, rc = 0, tags[4];
+
+	set_cfg(DC_ETH_MODE_ETHEREAL, 4, 60000, 0);
+	/* n = 6 flows over s = 4: 4 whole, then r = 2 split into s/g = 2 parts */
+	set_loads(1, U, U, U, U);
+	for (i = 0; i < 4; i++) {
+		build(&in, A, B, 40060 + i, 5201, 0, TCP_SYN, 0, 64, NULL, 0, 6);
+		rc |= run_mark(fd, &in, &out, DC_ETH_MARK_MAGIC | 2);
+		tags[i] = tag_of(&out);
+	}
+	v = view(1);
+	CHECK("eth sub-flows: 4 half flows go to the 4 uplinks, each adds U/2",
+	      !rc && tags[0] == 1 && tags[1] == 2 && tags[2] == 3 && tags[3] == 4 &&
+		      v.up.load[0] == U + U / 2 && v.up.load[1] == U + U / 2 &&
+		      v.up.load[2] == U + U / 2 && v.up.load[3] == U + U / 2,
+	      "tags %d %d %d %d loads %llu", tags[0], tags[1], tags[2], tags[3],
+	      (unsigned long long)v.up.load[0]);
+	CHECK("eth sub-flows: the flow records its weight",
+	      flow(A, B, 40060, 5201, &f) && f.weight == U / 2, "weight %llu",
+	      (unsigned long long)f.weight);
+	build(&in, A, B, 40060, 5201, 0, TCP_RST, 0, 64, NULL, 0, 6);
+	run(fd, &in, &out);
+	v = view(1);
+	CHECK_EQ("eth sub-flows: release takes off the half", v.up.load[0], U);
+	build(&in, A, B, 40064, 5201, 0, TCP_SYN, 0, 64, NULL, 0, 6);
+	run_mark(fd, &in, &out, 0x12345602);
+	CHECK("eth sub-flows: a foreign mark is a whole flow",
+	      flow(A, B, 40064, 5201, &f) && f.weight == U, "weight %llu",
+	      (unsigned long long)f.weight);
+}
+
 static void test_dscp_and_ecmp(void)
 {
 	int fd = bpf_program__fd(hs->progs.dc_eth_hout);
@@ -479,6 +529,72 @@ static void test_idle(void)
 	      (unsigned long long)v.up.load[0]);
 }
 
+/*
+ * Random packets (valid TCP/IPv4 templates with bytes of the Ethernet,
+ * IP header, options and TCP header overwritten at random) through the
+ * host and the leaf programs: an output is either the input, or differs
+ * only in the IP header (ihl, total length, TTL, checksum, our option)
+ * with a valid checksum where the input's was valid, and the bytes from
+ * the TCP header on are the input's.
+ */
+static __u64 rs = 0x853c49e6748fea9bULL;
+static __u32 rnd32(void)
+{
+	rs ^= rs << 13;
+	rs ^= rs >> 7;
+	rs ^= rs << 17;
+	return (__u32)rs;
+}
+
+static void test_random(int fd, const char *what, __u32 ifindex)
+{
+	unsigned int n, bad = 0, changed = 0, err = 0;
+	char first[160] = "";
+
+	for (n = 0; n < 3000; n++) {
+		struct pkt in, out;
+		__u8 opts[40];
+		__u32 optlen = (rnd32() % 3) * 4 * (1 + rnd32() % 3), i, ihl_in, ihl_out, m;
+		bool csum_in;
+		int rc;
+
+		for (i = 0; i < optlen; i++)
+			opts[i] = (__u8)rnd32();
+		if (optlen && rnd32() % 2) {
+			opts[0] = DC_INT_OPT_TYPE;
+			opts[1] = (__u8)(rnd32() % 3 ? 4 * (rnd32() % 10) : rnd32());
+		}
+		build(&in, A, rnd32() % 4 ? B : "10.99.0.7", 42000 + n % 50, 5201, rnd32() % 1400,
+		      (__u8)rnd32(), (__u8)rnd32(), (__u8)(rnd32() % 4), opts, optlen, rnd32() % 8 ? 6 : 17);
+		for (m = rnd32() % 4; m; m--)
+			in.b[rnd32() % (34 + optlen + 20)] = (__u8)rnd32();
+		if (rnd32() % 10 == 0)
+			in.len = 34 + rnd32() % (in.len - 34);
+		csum_in = in.len >= 34 && (in.b[14] >> 4) == 4 && (in.b[14] & 0xf) >= 5 &&
+			  in.len >= 14 + (in.b[14] & 0xf) * 4u && csum_ok(&in);
+		rc = run_if(fd, &in, &out, ifindex);
+		if (rc < 0) {
+			err++;	/* test_run refused the frame before the program ran */
+			continue;
+		}
+		if (same(&in, &out))
+			continue;
+		changed++;
+		ihl_in = (in.b[14] & 0xf) * 4;
+		ihl_out = (out.b[14] & 0xf) * 4;
+		if ((csum_in && !csum_ok(&out)) || out.len - ihl_out != in.len - ihl_in ||
+		    memcmp(out.b + 14 + ihl_out, in.b + 14 + ihl_in, in.len - 14 - ihl_in) ||
+		    memcmp(out.b, in.b, 14) || memcmp(out.b + 26, in.b + 26, 8)) {
+			if (!bad++)
+				snprintf(first, sizeof(first), "packet %u: len %u → %u, ihl %u → %u, rc %d", n,
+					 in.len, out.len, ihl_in, ihl_out, rc);
+		}
+	}
+	CHECK("eth random: changed packets keep TCP, addresses and a valid checksum", !bad,
+	      "%s: %u of %u changed packets wrong; first %s", what, bad, changed, first);
+	printf("# %s: 3000 random packets, %u changed, %u refused by test_run\n", what, changed, err);
+}
+
 /* ---- leaf ----------------------------------------------------------------- */
 
 static __u32 ifx(const char *n)
@@ -628,6 +744,16 @@ static void test_leaf(void)
 	build(&in, A, B, 41004, 5201, 100, 0, 0, 64, NULL, 0, 17);
 	rc = run_if(fd, &in, &out, port);
 	CHECK("eth leaf: UDP untouched", rc == 0 && same(&in, &out), "rc %d", rc);
+	tagged(&in, B, 2, 64);
+	in.b[20] = 0x20; /* MF: a tagged fragment */
+	rc = run_if(fd, &in, &out, port);
+	CHECK("eth leaf: a fragment passes untouched, tag and all", rc == 0 && same(&in, &out),
+	      "rc %d", rc);
+	tagged(&in, B, 2, 64);
+	in.b[12] = 0x86;
+	in.b[13] = 0xdd;
+	rc = run_if(fd, &in, &out, port);
+	CHECK("eth leaf: IPv6 untouched", rc == 0 && same(&in, &out), "rc %d", rc);
 	/* the tag's uplink goes down: normal routing, counted */
 	if (system("ip link set ethu1 down")) {
 		printf("FAIL: eth leaf: ip link set ethu1 down failed\n");
@@ -691,14 +817,21 @@ int main(void)
 	}
 	test_assign();
 	test_dscp_and_ecmp();
+	test_subflows();
 	test_spray();
 	test_with_int();
 	test_passthrough();
 	test_idle();
-	if (!leaf_net())
+	set_cfg(DC_ETH_MODE_ETHEREAL, 4, 60000, 0);
+	test_random(bpf_program__fd(hs->progs.dc_eth_hout), "host egress", 0);
+	set_cfg(DC_ETH_MODE_SPRAY, 4, 60000, 0);
+	test_random(bpf_program__fd(hs->progs.dc_eth_hout), "host egress, spray", 0);
+	if (!leaf_net()) {
 		test_leaf();
-	else
+		test_random(bpf_program__fd(ls->progs.dc_eth_lin), "leaf ingress", ifx("ethp0"));
+	} else {
 		check_failed = 1;
+	}
 	int_bpf__destroy(is);
 	eth_leaf_bpf__destroy(ls);
 	ethereal_bpf__destroy(hs);

@@ -386,6 +386,13 @@ static void test_dataplane(void)
 	CHECK_EQ("pick_view: all others avoided → least loaded of all (some path)",
 		 dc_eth_pick_view(&v, 4, 5, 0), 0);
 	CHECK_EQ("pick_view: s = 1 always uplink 0", dc_eth_pick_view(&v, 1, 5, 0), 0);
+	/* sub-flow weight from the socket mark */
+	CHECK_EQ("mark: magic | 4 is a quarter flow", dc_eth_parts_of_mark(DC_ETH_MARK_MAGIC | 4), 4);
+	CHECK_EQ("mark: parts above 16 clamp to 16", dc_eth_parts_of_mark(DC_ETH_MARK_MAGIC | 99), 16);
+	CHECK_EQ("mark: parts 0 is a whole flow", dc_eth_parts_of_mark(DC_ETH_MARK_MAGIC), 1);
+	CHECK_EQ("mark: parts 1 is a whole flow", dc_eth_parts_of_mark(DC_ETH_MARK_MAGIC | 1), 1);
+	CHECK_EQ("mark: another mark is a whole flow", dc_eth_parts_of_mark(0x12340004), 1);
+	CHECK_EQ("mark: no mark is a whole flow", dc_eth_parts_of_mark(0), 1);
 	/* spraying */
 	bad = 0;
 	for (s = 1; s <= 16; s++)
