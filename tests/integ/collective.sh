@@ -3,7 +3,7 @@
 # Checks: All-to-All and a 3-channel Ring complete with every byte received
 # that was sent; Algorithm 3's split opens the planned number of sub-flows
 # (counted by the receivers' kernels: TcpPassiveOpens in each namespace),
-# none with --split off; sub-flows carry their share of the bytes; start
+# none with --split off, and marks them for the host's Ethereal program; sub-flows carry their share of the bytes; start
 # offsets follow the seed; a collective over dctcp runs with ECN; errors
 # are named (unknown netns, CC not available, an address the host does
 # not have) with exit 1.
@@ -97,6 +97,21 @@ jq -e --argjson b $BYTES '[.flows[] | select(.parts == 4)] | length == 48 and
 	"$LOG/ring-on.json" >/dev/null &&
 	t_pass "collective: ring: each channel flow is 4 sub-flows of $((BYTES / 4)) B to the same successor" ||
 	t_fail "collective: ring sub-flows" "$(jq -c '[.flows[0:4][] | {logical, part, parts, bytes, dst}]' "$LOG/ring-on.json")"
+# sub-flows carry SO_MARK 0xdcb00000 | parts for the host's Ethereal
+# program (seen in ss -e while a larger ring runs)
+"$COLL" --leafspine "$LS" --pattern ring --channels 3 --bytes $((BYTES * 20)) --cc cubic >"$LOG/ring-mark.json" 2>&1 &
+cpid=$!
+marks=""
+for _ in $(seq 1 30); do
+	marks=$(ip netns exec "${FAB_HOSTS[0]}" ss -tien 2>/dev/null | grep -o 'fwmark:0x[0-9a-f]*' | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+	[ -n "$marks" ] && break
+	sleep 0.1
+done
+wait $cpid
+case "$marks" in
+*fwmark:0xdcb00004*) t_pass "collective: sub-flows are marked SO_MARK 0xdcb00004 (4 parts; ss -e: $marks)" ;;
+*) t_fail "collective: sub-flows carry the Ethereal sub-flow mark" "ss -e showed: ${marks:-no marked socket}" ;;
+esac
 # ring order interleaves the leaves: every hop crosses the spine layer
 jq -e 'all(.flows[]; (.src | sub(".*-h(?<l>[0-9]+)x.*"; "\(.l)")) != (.dst | sub(".*-h(?<l>[0-9]+)x.*"; "\(.l)")))' \
 	"$LOG/ring-on.json" >/dev/null && t_pass "collective: ring hops all cross leaves" ||

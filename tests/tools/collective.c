@@ -17,7 +17,8 @@
  * the S uplinks; per (source host, destination leaf) the n flows follow
  * dc_eth_plan(n, S): ⌊n/S⌋·S stay whole, each of the r = n mod S others is
  * split into S/g sub-flows (g = gcd(r, S)) of N·g/S bytes, each its own TCP
- * connection (--split off: no splitting).  Flows inside a leaf are never
+ * connection marked SO_MARK = DC_ETH_MARK_MAGIC | S/g so the host's Ethereal
+ * program weighs it 1/(S/g) of a flow (--split off: no splitting).  Flows inside a leaf are never
  * split (they use no uplink).
  *
  * Processes.  One child per host, forked, enters /run/netns/NAME (setns)
@@ -428,6 +429,15 @@ static void child(unsigned me, int rfd)
 			continue;
 		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		set_cc(fd, h);
+		if (f->parts > 1) {
+			/* tell the host's Ethereal program this connection is
+			 * 1/parts of a flow (include/dcbpf/ethereal.h) */
+			unsigned mark = DC_ETH_MARK_MAGIC | f->parts;
+
+			if (setsockopt(fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark)))
+				DIE("flow %u from '%s': SO_MARK 0x%x (sub-flow of %u parts): %s", f->id,
+				    h->ns, mark, f->parts, strerror(errno));
+		}
 		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 		da.sin_addr = hosts[f->dst].addr;
 		if (connect(fd, (struct sockaddr *)&da, sizeof(da)))
