@@ -6,6 +6,7 @@
 #   make demo       emulated dumbbell, CC comparison table and plot (root)
 #   make bench      benchmarks → out/bench/summary.json
 #   make vm-check   the suite inside a VM on another kernel (KERNEL=6.1)
+#   make ethereal-results  collective completion times → out/ethereal/
 #   make install    binaries, config, systemd unit (PREFIX, DESTDIR)
 
 BUILD   ?= build
@@ -55,7 +56,7 @@ HDRS       := $(wildcard include/dcbpf/*.h maps/*.h bpf/lib/*.h)
 BINS := $(if $(wildcard loader/dcbpfd.c),$(BUILD)/dcbpfd) \
 	$(if $(wildcard loader/dcbpf.c),$(BUILD)/dcbpf)
 
-.PHONY: all deps probe check demo bench vm-check install uninstall clean
+.PHONY: all deps probe check demo bench vm-check install uninstall clean ethereal-results
 
 all: probe $(BPF_OBJS) $(SKELS) $(BINS) $(TOOLS) $(UNIT_TESTS) $(PROG_TESTS) $(BENCHES)
 
@@ -133,6 +134,23 @@ demo: all
 
 bench: all
 	BUILD=$(BUILD) OUT=$(OUT)/bench tests/bench/run
+
+# Ethereal results (tests/exp/ethereal, docs/collective.md): one batch of
+# ETH_SEEDS_PER seeds per (rate, CC) at a time under the shared netns lock,
+# then the summary, table and plot in $(OUT)/ethereal.
+ETH_RATES ?= 1000
+ETH_CCS   ?= dctcp powertcp
+ETH_SEEDS ?= 10
+ETH_SEEDS_PER ?= 5
+ethereal-results: all
+	rm -f $(OUT)/ethereal/runs.jsonl
+	for r in $(ETH_RATES); do for cc in $(ETH_CCS); do \
+		s=1; while [ $$s -le $(ETH_SEEDS) ]; do \
+			flock /tmp/dcbpf-netns.lock env BUILD=$(BUILD) OUT=$(OUT)/ethereal RATE=$$r CC=$$cc \
+				SEED0=$$s SEEDS=$(ETH_SEEDS_PER) tests/exp/ethereal || exit 1; \
+			s=$$((s + $(ETH_SEEDS_PER))); \
+		done; done; done
+	OUT=$(OUT)/ethereal tests/exp/ethereal-summary
 
 vm-check: all
 	vm/run --kernel $(KERNEL) --out $(OUT)/vm -- env BUILD=$(BUILD) OUT=$(OUT)/vm tests/run

@@ -5,7 +5,7 @@
  * last byte (it answers each flow with one byte once the announced length
  * has arrived, so this is application-level delivery, not local send).
  *
- *   incast sink   [-p PORT] [-b ADDR] [-N NETNS]
+ *   incast sink   [-p PORT] [-b ADDR] [-N NETNS] [-c CC]
  *   incast client -d DST [-p PORT] -n NS1,NS2,... [-f FLOWS_PER_NS]
  *                 -s BYTES [-c CC] [-r ROUNDS] [-g GAP_MS] [-t TIMEOUT_S]
  *
@@ -67,11 +67,12 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage:\n"
-		"  incast sink   [-p PORT] [-b ADDR] [-N NETNS]\n"
+		"  incast sink   [-p PORT] [-b ADDR] [-N NETNS] [-c CC]\n"
 		"  incast client -d DST -n NS1,NS2,... -s BYTES [-p PORT] [-f FLOWS_PER_NS]\n"
 		"                [-c CC] [-r ROUNDS] [-g GAP_MS] [-t TIMEOUT_S]\n"
 		"sink:   answers one byte per request once its announced length has arrived;\n"
-		"        runs until SIGTERM/SIGINT. -N enters /var/run/netns/NETNS first.\n"
+		"        runs until SIGTERM/SIGINT. -N enters /var/run/netns/NETNS first;\n"
+		"        -c sets TCP_CONGESTION on the listener (accepted sockets inherit it).\n"
 		"client: -d receiver IPv4, -n sender namespaces (names under /var/run/netns),\n"
 		"        -f flows per namespace (1), -s bytes per flow, -c TCP_CONGESTION name,\n"
 		"        -r rounds over the same connections (1), -g gap between rounds in ms (100),\n"
@@ -161,11 +162,12 @@ static int sink_read(struct sconn *c)
 
 static int run_sink(int argc, char **argv)
 {
-	const char *bind_addr = "0.0.0.0", *netns = NULL;
+	const char *bind_addr = "0.0.0.0", *netns = NULL, *cc = NULL;
 	int port = 5999, c;
 
-	while ((c = getopt(argc, argv, "p:b:N:h")) != -1) {
+	while ((c = getopt(argc, argv, "p:b:N:c:h")) != -1) {
 		switch (c) {
+		case 'c': cc = optarg; break;
 		case 'p': port = atoi(optarg); break;
 		case 'b': bind_addr = optarg; break;
 		case 'N': netns = optarg; break;
@@ -184,6 +186,12 @@ static int run_sink(int argc, char **argv)
 	int ls = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1;
 
 	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* On the listener, before any connection: a CC that needs ECN (dctcp)
+	 * must be in place when the SYN arrives to negotiate it. */
+	if (cc && setsockopt(ls, IPPROTO_TCP, TCP_CONGESTION, cc, strlen(cc))) {
+		fprintf(stderr, "incast sink: TCP_CONGESTION '%s' refused: %s\n", cc, strerror(errno));
+		return 1;
+	}
 	if (bind(ls, (struct sockaddr *)&sa, sizeof(sa)) || listen(ls, 1024)) {
 		fprintf(stderr, "incast sink: cannot listen on %s:%d: %s\n", bind_addr, port, strerror(errno));
 		return 1;
