@@ -31,7 +31,7 @@ DEB_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
 CFLAGS  ?= -O2 -g
 CFLAGS  += -Wall -Wextra -std=gnu11 -Iinclude -I. -I$(BUILD)
 LDLIBS_BPF := -lbpf -lelf -lz
-LDLIBS_LOADER := $(LDLIBS_BPF) -linih
+LDLIBS_LOADER := $(LDLIBS_BPF) -linih -lm
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wno-unused-function \
 	      -I$(BUILD) -Iinclude -I.
@@ -162,9 +162,11 @@ clean:
 # cmpxchg): BPF ISA v3.
 $(BUILD)/switch.bpf.o: BPF_CFLAGS += -mcpu=v3
 # The simulator tests link the engine (libc only).
-$(BUILD)/tests/test_sim $(BUILD)/tests/test_credence: $(BUILD)/tests/test_%: tests/unit/test_%.c loader/sim.c loader/sim.h $(HDRS) tests/lib/check.h | $(BUILD)/tests
+# Credence's model file and trainer link with it (libc and libm only).
+SIM_SRCS := loader/sim.c loader/forest.c loader/credtrain.c
+$(BUILD)/tests/test_sim $(BUILD)/tests/test_credence $(BUILD)/tests/test_forest: $(BUILD)/tests/test_%: tests/unit/test_%.c $(SIM_SRCS) loader/sim.h loader/forest.h loader/cli.h $(HDRS) tests/lib/check.h | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib -iquote loader -fsanitize=undefined -fno-sanitize-recover=all \
-		-o $@ $< loader/sim.c
+		-o $@ $< $(SIM_SRCS) -lm
 # BPF_PROG_TEST_RUN fixtures of the XDP admission program (root; libbpf).
 $(BUILD)/tests/test_xdp_admit: tests/unit/test_xdp_admit.c $(BUILD)/switch.skel.h $(HDRS) tests/lib/check.h | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib -fsanitize=undefined -fno-sanitize-recover=all \
@@ -185,6 +187,8 @@ fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) BUILD=$(BUILD) OUT=$(OUT) CLANG=$(CLANG) bash tests/loader/fuzz_smoke.sh
 $(BUILD)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c loader/config.c $(LOADER_HDRS) $(HDRS) | $(BUILD)/fuzz
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_config.c loader/config.c -linih
+$(BUILD)/fuzz/fuzz_model: tests/fuzz/fuzz_model.c loader/forest.c loader/forest.h $(HDRS) | $(BUILD)/fuzz
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_model.c loader/forest.c
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(HDRS) | $(BUILD)/fuzz
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $<
 $(BUILD)/fuzz:

@@ -18,6 +18,7 @@
 #include "bpfsys.h"
 #include "config.h"
 #include "cli.h"
+#include "credence.h"
 #include "trace.h"
 #include "intctl.h"
 #include "features.h"
@@ -47,6 +48,7 @@ static void usage(FILE *f)
 		"  switch up|down|status|list|sample|capture|params ...   emulated switches (docs/cli.md)\n"
 		"  get sw.NAME[.KEY], set sw.NAME.KEY=VALUE...    switch parameters, live\n"
 		"  sim [OPTIONS]               buffer-sharing simulator (dcbpf sim --help)\n"
+		"  credence train|check|show|load|status ...  Credence's drop-predictor models (docs/credence.md)\n"
 		"  trace [--csv] [--cc CC] [--count N] [--duration S]\n"
 		"                              stream per-ACK CC decisions (ring buffer)\n"
 		"  trace --switch NAME [--csv] [--count N] [--duration S]\n"
@@ -904,6 +906,8 @@ int main(int argc, char **argv)
 		return dc_sw_main(c.pin_dir, c.json, &c.j, argc, argv);
 	if (!strcmp(cmd, "sim"))
 		return dc_sim_main(argc, argv);
+	if (!strcmp(cmd, "credence"))
+		return dc_cred_main(c.pin_dir, argc, argv);
 	if (!strcmp(cmd, "trace"))
 		return dc_cmd_trace(c.pin_dir, argc, argv);
 	if (!strcmp(cmd, "int"))

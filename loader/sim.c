@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "forest.h"
 #include "sim.h"
 
 static const char *const alg_names[DC_ALG_MAX] = { "cs", "dt", "abm", "lqd", "credence",
@@ -54,6 +55,8 @@ void dc_sim_cfg_defaults(struct dc_sim_cfg *c)
 	c->predictor = DC_SIM_PRED_ORACLE;
 	c->flip_q32 = 0;
 	c->pred_seed = 1;
+	c->slot_ns = 12000;		/* 1500 B at 1 Gbit/s */
+	c->ewma_period_ns = 50000;	/* the emulated fabric's base RTT */
 }
 
 /* ---- engine ------------------------------------------------------------ */
@@ -145,8 +148,37 @@ int dc_sim_run(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_
 	return dc_sim_run_ex(c, a, n, nslots, r, NULL, NULL);
 }
 
+static int sim_engine(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_t n,
+		      __u64 nslots, struct dc_sim_result *r, const __u8 *pred, __u8 *fate,
+		      __u32 (*feat)[DC_RF_FEATURES], __u8 *asked);
+
+/* No EWMA sample yet (time of the last update). */
+#define EW_NEVER DC_U64_MAX
+
 int dc_sim_run_ex(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_t n,
 		  __u64 nslots, struct dc_sim_result *r, const __u8 *pred, __u8 *fate)
+{
+	return sim_engine(c, a, n, nslots, r, pred, fate, NULL, NULL);
+}
+
+int dc_sim_features(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_t n,
+		    __u64 nslots, __u32 (*x)[DC_RF_FEATURES], __u8 *fate, __u8 *asked)
+{
+	struct dc_sim_result *r = malloc(sizeof(*r));
+	int err;
+
+	if (!r) {
+		fprintf(stderr, "dcbpf sim: out of memory\n");
+		return -1;
+	}
+	err = sim_engine(c, a, n, nslots, r, NULL, fate, x, asked);
+	free(r);
+	return err;
+}
+
+static int sim_engine(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_t n,
+		      __u64 nslots, struct dc_sim_result *r, const __u8 *pred, __u8 *fate,
+		      __u32 (*feat)[DC_RF_FEATURES], __u8 *asked)
 {
 	const bool unit = c->mode == DC_SIM_UNIT;
 	const __u32 N = c->nports, alg = c->alg;
@@ -157,13 +189,21 @@ int dc_sim_run_ex(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, si
 	/* Credence / FollowLQD: thresholds = virtual LQD queues, Γ = Σ T */
 	__u64 T[DC_SIM_PORTS_MAX] = { 0 }, G = 0, prng = c->pred_seed ^ 0x9e3779b97f4a7c15ULL;
 	const bool cred = alg == DC_ALG_CREDENCE || alg == DC_ALG_FOLLOWLQD;
+	const bool forest = alg == DC_ALG_CREDENCE && c->predictor == DC_SIM_PRED_FOREST && !pred;
+	/* Features (docs/credence.md): bytes, so unit-mode packets count as
+	 * slot_bytes each; EWMAs time-weighted in ns over the period. */
+	const bool want_x = feat || forest;
+	const __u64 fscale = unit ? c->slot_bytes : 1;
+	const __u64 ew_period = c->model ? c->model->ewma_period_ns : c->ewma_period_ns;
+	__u32 ew_q[DC_SIM_PORTS_MAX] = { 0 }, ew_Q = 0;
+	__u64 ew_t[DC_SIM_PORTS_MAX], ew_tQ = EW_NEVER;
 	__u8 *labels = NULL;
 	struct ring ring[DC_SIM_PORTS_MAX];
 	__u64 *hist = NULL, Q = 0, t, bw, nbins, cum, want[3];
 	__u32 minsz = 0xffffffffU, cap, ncong = 1, i, k, period;
 	size_t idx = 0;
 	double t0;
-	int err = -1;
+	int err = -1, vt, vn;
 
 	memset(r, 0, sizeof(*r));
 	memset(ring, 0, sizeof(ring));
@@ -185,6 +225,14 @@ int dc_sim_run_ex(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, si
 		if (!unit && a[idx].bytes < minsz)
 			minsz = a[idx].bytes;
 	}
+	if (forest && (!c->model || dc_rf_validate(c->model, &vt, &vn))) {
+		fprintf(stderr, "dcbpf sim: the forest predictor needs a valid model (--model FILE)\n");
+		return -1;
+	}
+	if (want_x && (!c->slot_ns || !ew_period)) {
+		fprintf(stderr, "dcbpf sim: features need --slot-ns > 0 and an EWMA period > 0\n");
+		return -1;
+	}
 	if (!unit && (!minsz || !c->slot_bytes)) {
 		fprintf(stderr, "dcbpf sim: byte mode needs packets of at least 1 byte and --slot-bytes > 0\n");
 		return -1;
@@ -196,13 +244,18 @@ int dc_sim_run_ex(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, si
 		return -1;
 	}
 	/* the oracle's labels: LQD's fate of each arrival on the same trace */
-	if (alg == DC_ALG_CREDENCE && c->predictor == DC_SIM_PRED_ORACLE &&
+	if (alg == DC_ALG_CREDENCE &&
+	    (c->predictor == DC_SIM_PRED_ORACLE || c->predictor == DC_SIM_PRED_FOREST) &&
 	    dc_sim_lqd_labels(c, a, n, nslots, &labels))
 		return -1;
 	if (!prng)
 		prng = 1;
+	for (i = 0; i < DC_SIM_PORTS_MAX; i++)
+		ew_t[i] = EW_NEVER;
 	if (fate)
 		memset(fate, 0, n);
+	if (asked)
+		memset(asked, 0, n);
 	/* A queue never holds more packets than the buffer can. */
 	cap = (__u32)(unit ? B + 1 : B / (minsz == 0xffffffffU ? 1 : minsz) + 2);
 	for (i = 0; i < N; i++) {
@@ -256,8 +309,30 @@ int dc_sim_run_ex(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, si
 			enum dc_verdict v;
 			__u64 thr;
 
+			__u32 x[DC_RF_FEATURES];
+
 			pr->arrivals++;
 			r->prio_arrivals[prio]++;
+			if (want_x) {
+				/* the state this arrival finds, before any decision */
+				__u64 now = t * c->slot_ns;
+
+				x[DC_RF_F_QLEN] = dc_rf_feat(q[p->port] * fscale);
+				x[DC_RF_F_OCC] = dc_rf_feat(Q * fscale);
+				/* a queue's first sample replaces its average, as in
+				 * the data plane (include/dcbpf/vlqd.h) */
+				ew_q[p->port] = dc_rf_ewma(ew_q[p->port], x[DC_RF_F_QLEN],
+							   ew_t[p->port] == EW_NEVER ? ew_period :
+							   now - ew_t[p->port], ew_period);
+				ew_t[p->port] = now;
+				ew_Q = dc_rf_ewma(ew_Q, x[DC_RF_F_OCC],
+						  ew_tQ == EW_NEVER ? ew_period : now - ew_tQ, ew_period);
+				ew_tQ = now;
+				x[DC_RF_F_QLEN_EWMA] = ew_q[p->port];
+				x[DC_RF_F_OCC_EWMA] = ew_Q;
+				if (feat)
+					memcpy(feat[idx], x, sizeof(x));
+			}
 			in.q = q[p->port];
 			in.Q = Q;
 			in.B = B;
@@ -277,9 +352,12 @@ int dc_sim_run_ex(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, si
 					if (q[i] > ci.longest)
 						ci.longest = q[i];
 				v = dc_cred_decide(alg, &ci, &ask);
+				if (ask && asked)
+					asked[idx] = 1;
 				if (ask) {
 					/* consulted only here (Alg. 4 line 12) */
 					drop = pred ? pred[idx] != 0 :
+					       forest ? dc_rf_predict_drop(c->model, x) :
 					       c->predictor == DC_SIM_PRED_ORACLE ? labels[idx] != 0 :
 					       c->predictor == DC_SIM_PRED_DROP;
 					if (c->flip_q32 && (rng_next(&prng) >> 32) < c->flip_q32)
@@ -733,7 +811,8 @@ static void sim_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: dcbpf sim [--alg cs|dt|abm|lqd|credence|followlqd|all] [--mode unit|byte]\n"
-		"                 [--ports N] [--predictor oracle|drop|accept] [--flip P] [--pred-seed S]\n"
+		"                 [--ports N] [--predictor oracle|drop|accept|forest] [--model FILE]\n"
+		"                 [--flip P] [--pred-seed S]\n"
 		"                 [--buffer B] [--alpha A] [--alpha-first-rtt A] [--abm-period SLOTS]\n"
 		"                 [--slot-bytes N] [--slot-ns NS]\n"
 		"                 [--workload websearch|incast|mix] [--seed S] [--slots S] [--load L]\n"
@@ -748,6 +827,9 @@ static void sim_usage(FILE *f)
 		"seed 1, 200000 slots, load 0.4, incast-frac 0.5 over 15 senders every ~2000 slots,\n"
 		"first 16 packets of a flow marked first-RTT; incast responses have priority 1.\n"
 		"Credence's predictor: oracle = LQD's fate of the packet on the same arrivals;\n"
+		"forest = the random forest of --model FILE (dcbpf credence train) on the\n"
+		"arriving packet's q, Q and their EWMAs in bytes (unit mode: packets × --slot-bytes;\n"
+		"EWMA time = slots × --slot-ns).\n"
 		"--flip P inverts each prediction with probability P (0..1, seeded by --pred-seed).\n"
 		"--out DIR writes DIR/summary.csv and DIR/ports.csv.\n");
 }
@@ -808,7 +890,8 @@ static void print_json(const struct dc_sim_cfg *c, const struct dc_sim_result *r
 	       "\"drops\": %llu, \"pushed_out\": %llu, \"first_rtt_arrivals\": %llu, "
 	       "\"first_rtt_drops\": %llu, \"occ_p50\": %llu, \"occ_p90\": %llu, \"occ_p99\": %llu, "
 	       "\"occ_max\": %llu, \"p0_loss_pct\": %.3f, \"p1_loss_pct\": %.3f, "
-	       "\"decisions_per_s\": %.0f}%s\n",
+	       "\"pred_asked\": %llu, \"pred_tp\": %llu, \"pred_fp\": %llu, \"pred_tn\": %llu, "
+	       "\"pred_fn\": %llu, \"decisions_per_s\": %.0f}%s\n",
 	       dc_alg_name(c->alg), c->mode == DC_SIM_UNIT ? "unit" : "byte", c->nports,
 	       (unsigned long long)c->buffer, (unsigned long long)r->slots,
 	       (unsigned long long)r->arrivals, (unsigned long long)r->admitted,
@@ -817,7 +900,9 @@ static void print_json(const struct dc_sim_cfg *c, const struct dc_sim_result *r
 	       (unsigned long long)r->first_rtt_arrivals, (unsigned long long)r->first_rtt_drops,
 	       (unsigned long long)r->occ_p50, (unsigned long long)r->occ_p90,
 	       (unsigned long long)r->occ_p99, (unsigned long long)r->occ_max, loss_pct(r, 0),
-	       loss_pct(r, 1), r->decisions_per_s, last ? "" : ",");
+	       loss_pct(r, 1), (unsigned long long)r->pred_asked, (unsigned long long)r->pred_tp,
+	       (unsigned long long)r->pred_fp, (unsigned long long)r->pred_tn,
+	       (unsigned long long)r->pred_fn, r->decisions_per_s, last ? "" : ",");
 }
 
 static int write_csv(const char *dir, const struct dc_sim_cfg *cfgs, const struct dc_sim_result *rs,
@@ -883,7 +968,7 @@ int dc_sim_main(int argc, char **argv)
 	enum {
 		O_ALG = 256, O_MODE, O_PORTS, O_BUF, O_ALPHA, O_ALPHA1, O_ABMP, O_SLOTB, O_SLOTNS,
 		O_WL, O_SEED, O_SLOTS, O_LOAD, O_IFRAC, O_ISEND, O_IPER, O_FRTT, O_MTU, O_TRACE,
-		O_WTRACE, O_OUT, O_JSON, O_HELP, O_PRED, O_FLIP, O_PSEED,
+		O_WTRACE, O_OUT, O_JSON, O_HELP, O_PRED, O_FLIP, O_PSEED, O_MODEL,
 	};
 	static const struct option opts[] = {
 		{ "alg", required_argument, NULL, O_ALG },
@@ -912,13 +997,15 @@ int dc_sim_main(int argc, char **argv)
 		{ "predictor", required_argument, NULL, O_PRED },
 		{ "flip", required_argument, NULL, O_FLIP },
 		{ "pred-seed", required_argument, NULL, O_PSEED },
+		{ "model", required_argument, NULL, O_MODEL },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dc_sim_cfg cfg, cfgs[DC_ALG_MAX];
 	struct dc_sim_workload wl;
 	struct dc_sim_result *res = NULL;
 	struct dc_sim_arrival *arr = NULL;
-	const char *trace = NULL, *wtrace = NULL, *outdir = NULL;
+	const char *trace = NULL, *wtrace = NULL, *outdir = NULL, *model_path = NULL;
+	struct dc_rf_model *model = NULL;
 	bool all = false, json = false;
 	__u64 v, slot_ns = 12000;
 	unsigned int nr = 0, k, i;
@@ -1047,8 +1134,13 @@ int dc_sim_main(int argc, char **argv)
 				cfg.predictor = DC_SIM_PRED_DROP;
 			else if (!strcmp(optarg, "accept"))
 				cfg.predictor = DC_SIM_PRED_ACCEPT;
+			else if (!strcmp(optarg, "forest"))
+				cfg.predictor = DC_SIM_PRED_FOREST;
 			else
 				goto badval;
+			break;
+		case O_MODEL:
+			model_path = optarg;
 			break;
 		case O_FLIP: {
 			double f = strtod(optarg, &end);
@@ -1071,9 +1163,27 @@ int dc_sim_main(int argc, char **argv)
 		fprintf(stderr, "dcbpf sim: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
+	cfg.slot_ns = slot_ns;
+	if ((cfg.predictor == DC_SIM_PRED_FOREST) != !!model_path) {
+		fprintf(stderr, "dcbpf sim: --predictor forest and --model FILE go together\n");
+		return 2;
+	}
+	if (model_path) {
+		char why[512];
+
+		model = malloc(sizeof(*model));
+		if (!model || dc_forest_read(model_path, model, why, sizeof(why))) {
+			fprintf(stderr, "dcbpf sim: %s\n", model ? why : "out of memory");
+			free(model);
+			return 1;
+		}
+		cfg.model = model;
+	}
 	if (trace ? dc_sim_read_trace(trace, slot_ns, &arr, &narr) :
-		    dc_sim_generate(&cfg, &wl, &arr, &narr))
+		    dc_sim_generate(&cfg, &wl, &arr, &narr)) {
+		free(model);
 		return trace ? 1 : 2;
+	}
 	if (wtrace && dc_sim_write_trace(wtrace, arr, narr)) {
 		rc = 1;
 		goto out;
@@ -1117,10 +1227,12 @@ int dc_sim_main(int argc, char **argv)
 				pd += r->port[i].drop_pred;
 			printf("# credence: predictor %s, flip %.4g: %llu predictions asked, %llu drops on a prediction",
 			       cfgs[k].predictor == DC_SIM_PRED_ORACLE ? "oracle" :
+			       cfgs[k].predictor == DC_SIM_PRED_FOREST ? "forest" :
 			       cfgs[k].predictor == DC_SIM_PRED_DROP ? "drop" : "accept",
 			       (double)cfgs[k].flip_q32 / 4294967296.0, (unsigned long long)r->pred_asked,
 			       (unsigned long long)pd);
-			if (cfgs[k].predictor == DC_SIM_PRED_ORACLE)
+			if (cfgs[k].predictor == DC_SIM_PRED_ORACLE ||
+			    cfgs[k].predictor == DC_SIM_PRED_FOREST)
 				printf("; vs LQD: TP %llu FP %llu TN %llu FN %llu",
 				       (unsigned long long)r->pred_tp, (unsigned long long)r->pred_fp,
 				       (unsigned long long)r->pred_tn, (unsigned long long)r->pred_fn);
@@ -1134,6 +1246,7 @@ badval:
 		opts[o - O_ALG].name);
 	return 2;
 out:
+	free(model);
 	free(res);
 	free(arr);
 	return rc;

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <dcbpf/admit.h>
+#include <dcbpf/forest.h>
 
 #define DC_SIM_PORTS_MAX 64
 
@@ -38,6 +39,13 @@ struct dc_sim_cfg {
 	__u32 predictor;
 	__u64 flip_q32;
 	__u64 pred_seed;
+	/* DC_SIM_PRED_FOREST: the model, evaluated on the arriving packet's
+	 * features (docs/credence.md, "Features"); not owned. */
+	const struct dc_rf_model *model;
+	/* Time of a slot in ns: the EWMA features weigh slots by it. */
+	__u64 slot_ns;
+	/* EWMA period of recorded features when no model gives one (ns). */
+	__u32 ewma_period_ns;
 };
 
 /* What Credence's prediction is made from.  ORACLE: "LQD, serving the
@@ -47,6 +55,7 @@ enum dc_sim_pred {
 	DC_SIM_PRED_ORACLE = 0,
 	DC_SIM_PRED_DROP = 1,		/* always "drop" (worst false positives) */
 	DC_SIM_PRED_ACCEPT = 2,		/* always "accept" */
+	DC_SIM_PRED_FOREST = 3,		/* cfg.model on the packet's features */
 };
 
 /* One arriving packet. */
@@ -91,6 +100,13 @@ int dc_sim_run(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_
  * at the end. */
 int dc_sim_run_ex(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_t n,
 		  __u64 nslots, struct dc_sim_result *r, const __u8 *pred, __u8 *fate);
+/* Run c->alg and record each arrival's feature vector as the switch saw
+ * it on arrival (x[k], bytes: q_i, Q, their time-weighted EWMAs over
+ * c->model's or else c->ewma_period_ns; docs/credence.md) and, if not
+ * NULL, its fate as dc_sim_run_ex gives it and asked[k] = 1 where
+ * Credence consulted its predictor for it. */
+int dc_sim_features(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_t n,
+		    __u64 nslots, __u32 (*x)[DC_RF_FEATURES], __u8 *fate, __u8 *asked);
 /* LQD's fate of every arrival (the oracle's labels); malloc'd. */
 int dc_sim_lqd_labels(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a, size_t n,
 		      __u64 nslots, __u8 **labels);

@@ -53,8 +53,12 @@ for src in tests/fuzz/*.c; do
 	corpus="$FUZZ_OUT/corpus/$name"
 	log="$FUZZ_OUT/$name.log"
 	mkdir -p "$corpus"
-	# seeds: the example config for the parser
+	# seeds: the example config for the parser, a small model for the model parser
 	[ "$name" = fuzz_config ] && cp -n loader/dcbpfd.conf.example "$corpus/seed-example.conf"
+	[ "$name" = fuzz_model ] && [ ! -e "$corpus/seed.model" ] &&
+		printf '%s\n' 'dcbpf-forest 1' '# seed' 'trees 2 depth 2 ewma_period_ns 50000' \
+			'tree 0 nodes 5' '0 split qlen 3000 1 2' '1 leaf 0' '2 split occ_ewma 900000 3 4' \
+			'3 leaf 30000' '4 leaf 65536' 'tree 1 nodes 1' '0 leaf 100' 'end' >"$corpus/seed.model"
 	timeout --kill-after=10 $((SECS + 120)) "$bin" -max_total_time="$SECS" -timeout=10 \
 		-rss_limit_mb=2048 -detect_leaks=1 -print_final_stats=1 \
 		-artifact_prefix="$FUZZ_OUT/$name-" "$corpus" >"$log" 2>&1
