@@ -1109,7 +1109,7 @@ void dc_sw_status_brief(const char *pin_dir, bool json, struct jw *j)
 	if (json)
 		jw_arr(j, "switches");
 	else if (n)
-		printf("%-15s %-4s %12s %12s %6s\n", "switch", "alg", "occupancy_B", "buffer_B", "ports");
+		printf("%-15s %-9s %12s %12s %6s\n", "switch", "alg", "occupancy_B", "buffer_B", "ports");
 	for (k = 0; k < n; k++) {
 		struct dc_sw_meta meta;
 		struct dc_sw_cfg cfg;
@@ -1140,7 +1140,7 @@ void dc_sw_status_brief(const char *pin_dir, bool json, struct jw *j)
 				jw_u64(j, "ports", meta.nports);
 				jw_end_obj(j);
 			} else {
-				printf("%-15s %-4s %12llu %12u %6u\n", names[k], alg_name(cfg.alg),
+				printf("%-15s %-9s %12llu %12u %6u\n", names[k], alg_name(cfg.alg),
 				       (unsigned long long)st.occupancy_bytes, cfg.buffer_bytes, meta.nports);
 			}
 		}
