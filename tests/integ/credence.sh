@@ -59,8 +59,10 @@ links_before=$(for f in "$PIN/sw/$SW"/link_*; do bpftool link show pinned "$f" 2
 stat_port() { "${D[@]}" --json switch status "$SW" | jq -r --argjson p "$1" ".ports[] | select(.port == \$p) | $2"; }
 
 fabric_bg "${RNS[1]}" sh -c 'exec iperf3 -s -p 5201 >/dev/null 2>&1'
+fabric_bg "${RNS[1]}" sh -c 'exec iperf3 -s -p 5202 >/dev/null 2>&1'
 fabric_bg "${RNS[0]}" sh -c "exec '$BUILD/tools/incast' sink -p 5999 >/dev/null 2>&1"
-fabric_wait_port "${RNS[1]}" 5201 && fabric_wait_port "${RNS[0]}" 5999 ||
+fabric_wait_port "${RNS[1]}" 5201 && fabric_wait_port "${RNS[1]}" 5202 &&
+	fabric_wait_port "${RNS[0]}" 5999 ||
 	{ t_fail "credence: servers" "iperf3 or incast sink did not start"; exit 1; }
 fabric_exec "${SNS[4]}" iperf3 -c "${RIP[1]}" -p 5201 -t 22 -J >"$LOG/longflow.json" 2>&1 &
 LF_PID=$!
@@ -133,6 +135,9 @@ fi
 	t_fail "credence: capture and trace switch the events off again" "still on"
 
 # --- live swaps during traffic ------------------------------------------------------------
+# a second long flow, alive for the whole swap phase whatever the pace
+fabric_exec "${SNS[3]}" iperf3 -c "${RIP[1]}" -p 5202 -t 4 -J >"$LOG/longflow_swaps.json" 2>&1 &
+LF2_PID=$!
 incast swaps 6 &
 IC_PID=$!
 nswap=0 swap_err=0
@@ -142,11 +147,14 @@ for k in $(seq 1 30); do
 	sleep 0.03
 done
 wait "$IC_PID"; ic_rc=$?
+wait "$LF2_PID"
 rounds=$(jq '.per_round | length' "$LOG/incast_swaps.json" 2>/dev/null || echo 0)
-if [ "$swap_err" = 0 ] && [ "$ic_rc" = 0 ] && [ "$rounds" = 6 ] && kill -0 "$LF_PID" 2>/dev/null; then
-	t_pass "credence: $nswap live model swaps during an incast: every round completes, the long flow runs on"
+lf2=$(jq -r '.error // "ok"' "$LOG/longflow_swaps.json" 2>/dev/null)
+lf2_mb=$(jq -r '(.end.sum_received.bytes // 0) / 1e6 | floor' "$LOG/longflow_swaps.json" 2>/dev/null)
+if [ "$swap_err" = 0 ] && [ "$ic_rc" = 0 ] && [ "$rounds" = 6 ] && [ "$lf2" = ok ] && [ "${lf2_mb:-0}" -gt 0 ]; then
+	t_pass "credence: $nswap live model swaps during an incast and a long flow: every round completes, the flow carries $lf2_mb MB"
 else
-	t_fail "credence: live swaps during traffic" "$swap_err failed loads, incast rc $ic_rc ($rounds rounds), long flow alive: $(kill -0 "$LF_PID" 2>/dev/null && echo yes || echo no)"
+	t_fail "credence: live swaps during traffic" "$swap_err failed loads, incast rc $ic_rc ($rounds rounds), long flow: $lf2, ${lf2_mb:-0} MB"
 fi
 loads=$("${D[@]}" --json switch status "$SW" | jq .model_loads)
 [ "$loads" = $((nswap + 1)) ] && t_pass "credence: each load published once (model_loads $loads)" ||
