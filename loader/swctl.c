@@ -1324,21 +1324,24 @@ static __u64 ev_lost_total(struct sw *s)
 	return n;
 }
 
-/* Set the event switches of the live configuration (idle slot + flip). */
-static int ev_set(struct sw *s, __u32 every, __u32 drops)
+/* Set one event switch of the live configuration (idle slot + flip),
+ * leaving the other as it is: sampling for capture, drops for the trace. */
+static int ev_set(struct sw *s, bool sampling, __u32 v)
 {
 	struct dc_sw_meta meta;
 	struct dc_sw_cfg cfg;
 
 	if (sw_read_cfg(s, &meta, &cfg))
 		return -errno;
-	cfg.ev_sample_every = every;
-	cfg.ev_drops = drops;
+	if (sampling)
+		cfg.ev_sample_every = v;
+	else
+		cfg.ev_drops = v;
 	return sw_write_cfg(s, &cfg);
 }
 
 /*
- * Ask switch `name` for events (1 in `every` arrivals, drops if `drops`),
+ * Ask switch `name` for events (drops if `drops`, else 1 in `every` arrivals),
  * hand each to fn until it returns non-zero, a signal, or duration_s
  * (0 = no limit); then put the event switches back as they were.  Two
  * consumers at once share the one ring and restore in their own order:
@@ -1386,7 +1389,7 @@ static int sw_events(const char *pin_dir, const char *name, __u32 every, bool dr
 	signal(SIGINT, ev_on_signal);
 	signal(SIGTERM, ev_on_signal);
 	signal(SIGPIPE, ev_on_signal);
-	err = ev_set(&s, every, drops);
+	err = ev_set(&s, !drops, drops ? 1 : every);
 	if (err) {
 		fprintf(stderr, "dcbpf: switch %s: switching events on failed: %s\n", name, strerror(-err));
 		rc = EXIT_ERR;
@@ -1407,7 +1410,7 @@ static int sw_events(const char *pin_dir, const char *name, __u32 every, bool dr
 					      (double)(now.tv_nsec - t0.tv_nsec) / 1e9 >= duration_s)
 			break;
 	}
-	err = ev_set(&s, old.ev_sample_every, old.ev_drops);
+	err = ev_set(&s, !drops, drops ? old.ev_drops : old.ev_sample_every);
 	if (err) {
 		fprintf(stderr, "dcbpf: switch %s: switching events off failed: %s\n", name, strerror(-err));
 		rc = EXIT_ERR;

@@ -88,6 +88,7 @@ fi
 # --- a trained model: the prediction is consulted ------------------------------------
 "${D[@]}" credence load "$TMP/a" --switch "$SW" >/dev/null 2>"$LOG/load.err" ||
 	t_fail "credence: load model a" "$(cat "$LOG/load.err")"
+nm1=$(stat_port "$P_IN" .pred_nomodel_pkts)	# stragglers of the last round counted before the load
 incast model_a 3 || t_fail "credence: incast with model a" "$(tail -n1 "$LOG/incast_model_a.err")"
 ask2=$(stat_port "$P_IN" .pred_asked_pkts)
 nm2=$(stat_port "$P_IN" .pred_nomodel_pkts)
@@ -101,14 +102,16 @@ grep -q "credence model: 4 trees, depth 4" "$LOG/status.txt" && grep -q "pred_as
 	t_pass "credence: switch status shows the model and the prediction counters" ||
 	t_fail "credence: switch status shows the model" "$(head -n 4 "$LOG/status.txt" | tr '\n' '|')"
 
-# --- drop trace and capture while an incast runs ---------------------------------------
+# --- drop trace, then capture, each while an incast runs (one ring consumer at a time) ----
 "${D[@]}" trace --switch "$SW" --csv --count 20 --duration 8 >"$LOG/drops.csv" 2>"$LOG/drops.err" &
 TR_PID=$!
-"${D[@]}" switch capture "$SW" --out "$TMP/cap.csv" --count 3000 --duration 8 2>"$LOG/capture.err" &
-CAP_PID=$!
 sleep 0.5
 incast traced 3
 wait "$TR_PID"; tr_rc=$?
+"${D[@]}" switch capture "$SW" --out "$TMP/cap.csv" --count 3000 --duration 8 2>"$LOG/capture.err" &
+CAP_PID=$!
+sleep 0.5
+incast captured 3
 wait "$CAP_PID"; cap_rc=$?
 ndrops=$(($(wc -l <"$LOG/drops.csv") - 1))
 if [ "$tr_rc" = 0 ] && [ "$ndrops" -ge 1 ] &&
