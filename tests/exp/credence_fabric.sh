@@ -43,17 +43,33 @@ run_experiment() {
 	plist=$(IFS=,; echo "${PORTS[*]}")
 	"${D[@]}" switch up "$SW" --netns "$SWNS" --ports "$plist" --rate-mbps "$RATE" buffer_bytes=$B \
 		alg=dt >/dev/null || exit 1
-	# The model: the simulator's mix workload at the fabric's B, port count and
-	# rate (byte mode, 1 µs slots of RATE/8 bytes), labels from LQD.
-	"$DCBPF" credence train --mode byte --ports ${#PORTS[@]} --buffer $B --slot-ns 1000 \
-		--slot-bytes $((RATE / 8)) --workload mix --seed 5 --out "$RAW/model" >"$RAW/train.txt" 2>&1 ||
-		{ echo "credence_fabric: training failed" >&2; exit 1; }
-	"${D[@]}" credence load "$RAW/model" --switch "$SW" >/dev/null || exit 1
-
 	fabric_bg "${RNS[1]}" sh -c 'exec iperf3 -s -p 5201 >/dev/null 2>&1'
 	fabric_bg "${RNS[0]}" sh -c "exec '$BUILD/tools/incast' sink -p 5999 >/dev/null 2>&1"
 	fabric_wait_port "${RNS[1]}" 5201 && fabric_wait_port "${RNS[0]}" 5999 || exit 1
 	ns=$(IFS=,; echo "${SNS[*]:0:4}")
+	# The model, labels from LQD replaying the arrivals (byte mode, 1 µs slots
+	# of RATE/8 bytes, the fabric's B and port count).  MODEL_FROM=sim
+	# (default): the simulator's mix workload.  MODEL_FROM=capture: this
+	# fabric's own arrivals, captured under DT during incasts beside a long
+	# flow (dcbpf switch capture), as the live-training path.
+	local src=(--workload mix --seed 5)
+	if [ "${MODEL_FROM:-sim}" = capture ]; then
+		fabric_exec "${SNS[4]}" iperf3 -c "${RIP[1]}" -p 5201 -t 4 >/dev/null 2>&1 &
+		local lf=$!
+		sleep 1
+		"${D[@]}" switch capture "$SW" --out "$RAW/capture.csv" --count 40000 --duration 3 \
+			2>"$RAW/capture.err" &
+		local cp=$!
+		sleep 0.3
+		"$BUILD/tools/incast" client -d "${RIP[0]}" -p 5999 -n "$ns" -f 4 -s 150000 -r 8 -g 200 \
+			-t 30 >/dev/null 2>&1
+		wait "$cp" "$lf"
+		src=(--trace "$RAW/capture.csv")
+	fi
+	"$DCBPF" credence train --mode byte --ports ${#PORTS[@]} --buffer $B --slot-ns 1000 \
+		--slot-bytes $((RATE / 8)) "${src[@]}" --out "$RAW/model" >"$RAW/train.txt" 2>&1 ||
+		{ echo "credence_fabric: training failed" >&2; exit 1; }
+	"${D[@]}" credence load "$RAW/model" --switch "$SW" >/dev/null || exit 1
 
 	drops() { "${D[@]}" --json switch status "$SW" |
 		jq '[.ports[] | .drop_thresh_pkts + .drop_full_pkts + .drop_pred_pkts] | add'; }
