@@ -6,8 +6,10 @@
  * switch's namespace, maps pinned under <pin_dir>/sw/<name>/.
  *
  * Thin by design: parse, find the egress port, call the admission core in
- * include/dcbpf/admit.h, act, count.  docs/admission.md explains the
- * choices (XDP mode, atomics, ABM period).
+ * include/dcbpf/admit.h, act, count.  Credence and FollowLQD take the
+ * global function dc_cred_path (virtual LQD of include/dcbpf/vlqd.h, the
+ * forest of bpf/lib/forest.h).  docs/admission.md explains the choices
+ * (XDP mode, atomics, ABM period, Credence's drain rule and races).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
