@@ -202,3 +202,4 @@ $(BUILD)/rf_eval.bpf.o: tests/prog/bpf/rf_eval.bpf.c $(HDRS) $(BUILD)/vmlinux.h
 $(BUILD)/prog/test_forest_prog: $(BUILD)/rf_eval.skel.h tests/lib/rfgen.h
 $(BUILD)/prog/test_cred_xdp: $(BUILD)/switch.skel.h tests/lib/rfgen.h tests/lib/swfixture.h
 $(BUILD)/bench/xdp_admit: tests/lib/rfgen.h
+$(BUILD)/tests/test_vlqd: tests/lib/rfgen.h

@@ -26,6 +26,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <dcbpf/admit.h>
+#include <dcbpf/vlqd.h>
 
 #include "attach.h"
 #include "bpfsys.h"
@@ -34,6 +35,8 @@
 #include "switch.skel.h"
 
 enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2 };
+
+static __u64 mono_ns(void);
 
 #define M_CFG "dc_sw_cfg"
 #define M_META "dc_sw_meta"
@@ -941,6 +944,9 @@ static int cmd_status(const char *pin_dir, bool json, struct jw *j, int argc, ch
 			bpf_map_lookup_elem(cfd, &zero, &cr);
 			close(cfd);
 		}
+		/* the record is as of each port's last arrival: drain it to now
+		 * the way the next arrival would (include/dcbpf/vlqd.h) */
+		dc_vlqd_sync(&cr, mono_ns());
 	}
 	if (json) {
 		jw_obj(j, NULL);
