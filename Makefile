@@ -203,3 +203,5 @@ $(BUILD)/prog/test_forest_prog: $(BUILD)/rf_eval.skel.h tests/lib/rfgen.h
 $(BUILD)/prog/test_cred_xdp: $(BUILD)/switch.skel.h tests/lib/rfgen.h tests/lib/swfixture.h
 $(BUILD)/bench/xdp_admit: tests/lib/rfgen.h
 $(BUILD)/tests/test_vlqd: tests/lib/rfgen.h
+# test_config links the loader sources, which include the skeletons.
+$(BUILD)/tests/test_config: $(SKELS)
