@@ -215,3 +215,15 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(HDRS) | $(BUILD)/fuzz
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $<
 $(BUILD)/fuzz:
 	mkdir -p $@
+
+# ---- Credence in XDP -------------------------------------------------------------
+# Test object: the XDP forest evaluator alone (tests/prog/bpf/), for the
+# BPF-versus-host equality test.  Not installed.
+$(BUILD)/rf_eval.bpf.o: tests/prog/bpf/rf_eval.bpf.c $(HDRS) $(BUILD)/vmlinux.h
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+$(BUILD)/prog/test_forest_prog: $(BUILD)/rf_eval.skel.h tests/lib/rfgen.h
+$(BUILD)/prog/test_cred_xdp: $(BUILD)/switch.skel.h tests/lib/rfgen.h tests/lib/swfixture.h
+$(BUILD)/bench/xdp_admit: tests/lib/rfgen.h
+$(BUILD)/tests/test_vlqd: tests/lib/rfgen.h
+# test_config links the loader sources, which include the skeletons.
+$(BUILD)/tests/test_config: $(SKELS)

@@ -6,8 +6,10 @@
  * switch's namespace, maps pinned under <pin_dir>/sw/<name>/.
  *
  * Thin by design: parse, find the egress port, call the admission core in
- * include/dcbpf/admit.h, act, count.  docs/admission.md explains the
- * choices (XDP mode, atomics, ABM period).
+ * include/dcbpf/admit.h, act, count.  Credence and FollowLQD take the
+ * global function dc_cred_path (virtual LQD of include/dcbpf/vlqd.h, the
+ * forest of bpf/lib/forest.h).  docs/admission.md explains the choices
+ * (XDP mode, atomics, ABM period, Credence's drain rule and races).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -35,6 +37,7 @@ static long dc_sync_port(__u32 j, void *data);
 	} while (0)
 
 #include "dcbpf/vlqd.h"
+#include "bpf/lib/forest.h"
 
 static long dc_sync_port(__u32 j, void *data)
 {
@@ -249,37 +252,6 @@ static __always_inline __u64 dc_vlqd_update(struct dc_sw_cred *c, __u32 i, __u32
 	if (x.r == DC_CRED_ROOM)
 		dc_cred_take(c->T_bytes, &c->gamma_bytes, i, len);
 	return c->T_bytes[i];
-}
-
-/* dc_rf_score with one bpf_loop iteration per tree (forest.h). */
-struct dc_rf_ctx {
-	const struct dc_rf_model *m;
-	const __u32 *x;
-	__u64 sum;
-	__u32 nt;
-};
-
-static long dc_rf_one(__u32 t, void *data)
-{
-	struct dc_rf_ctx *r = data;
-	const struct dc_rf_model *m = r->m;
-	__u32 x[DC_RF_FEATURES];
-
-	if (!m || t >= r->nt)
-		return 1;
-	__builtin_memcpy(x, r->x, sizeof(x));
-	r->sum += dc_rf_tree(m, t, x);
-	return 0;
-}
-
-static __always_inline __u64 dc_rf_score_loop(const struct dc_rf_model *m,
-					      const __u32 x[DC_RF_FEATURES])
-{
-	struct dc_rf_ctx r = { .m = m, .x = x,
-			       .nt = m->n_trees < DC_RF_TREES_MAX ? m->n_trees : DC_RF_TREES_MAX };
-
-	bpf_loop(DC_RF_TREES_MAX, dc_rf_one, &r, 0);
-	return r.sum;
 }
 
 /* In and out of the Credence / FollowLQD path (scalars only: the path is

@@ -168,6 +168,7 @@ static void sum_cnt(int fd, __u32 key, int ncpu, struct dc_sw_counters *buf,
 		out->ecn_marked_pkts += buf[i].ecn_marked_pkts;
 		out->first_rtt_pkts += buf[i].first_rtt_pkts;
 		out->other_pkts += buf[i].other_pkts;
+		out->drop_pred_pkts += buf[i].drop_pred_pkts;
 	}
 }
 
@@ -598,6 +599,10 @@ static void print_switches(FILE *f, const struct snapshot *s)
 				port_labels(f, sw, p);
 				fprintf(f, ",reason=\"buffer_full\"} %llu\n",
 					(unsigned long long)sw->port[p].cnt.drop_full_pkts);
+				fputs("dcbpf_sw_port_dropped_packets_total{", f);
+				port_labels(f, sw, p);
+				fprintf(f, ",reason=\"prediction\"} %llu\n",
+					(unsigned long long)sw->port[p].cnt.drop_pred_pkts);
 			}
 		}
 		family(f, "dcbpf_sw_other_packets_total", "counter",

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <dcbpf/admit.h>
+#include <dcbpf/vlqd.h>
 
 #include "attach.h"
 #include "bpfsys.h"
@@ -33,6 +35,8 @@
 #include "switch.skel.h"
 
 enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2 };
+
+static __u64 mono_ns(void);
 
 #define M_CFG "dc_sw_cfg"
 #define M_META "dc_sw_meta"
@@ -542,6 +546,11 @@ static int sum_counters(int fd, __u32 key, struct dc_sw_counters *out)
 		out->ecn_marked_pkts += v[i].ecn_marked_pkts;
 		out->first_rtt_pkts += v[i].first_rtt_pkts;
 		out->other_pkts += v[i].other_pkts;
+		out->drop_pred_pkts += v[i].drop_pred_pkts;
+		out->pred_asked_pkts += v[i].pred_asked_pkts;
+		out->pred_nomodel_pkts += v[i].pred_nomodel_pkts;
+		out->safeguard_pkts += v[i].safeguard_pkts;
+		out->ev_lost += v[i].ev_lost;
 	}
 	free(v);
 	return 0;
@@ -896,12 +905,15 @@ static const char *alg_name(__u32 a)
 
 static int cmd_status(const char *pin_dir, bool json, struct jw *j, int argc, char **argv)
 {
+	static struct dc_rf_model model;
 	struct dc_sw_meta meta;
 	struct dc_sw_cfg cfg;
 	struct dc_sw_state st;
+	struct dc_sw_cred cr;
 	struct sw s;
 	__u32 zero = 0, i, pr;
-	char a[32];
+	char a[32], why[512];
+	bool cred, model_loaded;
 
 	if (argc != 2) {
 		fprintf(stderr, "dcbpf: usage: switch status NAME\n");
@@ -917,6 +929,25 @@ static int cmd_status(const char *pin_dir, bool json, struct jw *j, int argc, ch
 		return EXIT_ERR;
 	}
 	dc_q16_format(cfg.alpha_q16[0], a, sizeof(a));
+	cred = cfg.alg == DC_ALG_CREDENCE || cfg.alg == DC_ALG_FOLLOWLQD;
+	if (dc_sw_model_get(pin_dir, s.name, &model, &model_loaded, why, sizeof(why)))
+		model_loaded = false;
+	{
+		char dir[DC_PATH_LEN + 64];
+		int cfd;
+
+		sw_dir(pin_dir, s.name, dir, sizeof(dir));
+		memset(&cr, 0, sizeof(cr));
+		cfd = dc_pinned_map_open(dir, M_CRED, BPF_MAP_TYPE_ARRAY, 4, sizeof(cr), why,
+					 sizeof(why));
+		if (cfd >= 0) {
+			bpf_map_lookup_elem(cfd, &zero, &cr);
+			close(cfd);
+		}
+		/* the record is as of each port's last arrival: drain it to now
+		 * the way the next arrival would (include/dcbpf/vlqd.h) */
+		dc_vlqd_sync(&cr, mono_ns());
+	}
 	if (json) {
 		jw_obj(j, NULL);
 		jw_str(j, "name", s.name);
@@ -931,6 +962,15 @@ static int cmd_status(const char *pin_dir, bool json, struct jw *j, int argc, ch
 		jw_u64(j, "occupancy_pkts", st.occupancy_pkts);
 		jw_u64(j, "abm_congested", st.abm_congested);
 		jw_u64(j, "abm_updates", st.abm_updates);
+		jw_bool(j, "model_loaded", model_loaded);
+		jw_u64(j, "model_loads", meta.model_loads);
+		jw_u64(j, "model_slot", meta.model_slot);
+		jw_u64(j, "model_trees", model_loaded ? model.n_trees : 0);
+		jw_u64(j, "model_depth", model_loaded ? model.depth : 0);
+		jw_u64(j, "model_ewma_period_ns", model_loaded ? model.ewma_period_ns : 0);
+		jw_u64(j, "vlqd_gamma_bytes", cr.gamma_bytes);
+		jw_u64(j, "ev_sample_every", cfg.ev_sample_every);
+		jw_u64(j, "ev_drops", cfg.ev_drops);
 		jw_arr(j, "ports");
 	} else {
 		printf("switch %s: netns %s (inode %u), xdp %s, pinned under %s\n", s.name, meta.netns,
@@ -941,9 +981,21 @@ static int cmd_status(const char *pin_dir, bool json, struct jw *j, int argc, ch
 		       cfg.buffer_bytes ? 100.0 * (double)st.occupancy_bytes / cfg.buffer_bytes : 0.0,
 		       (unsigned long long)st.occupancy_pkts, st.abm_congested,
 		       (unsigned long long)st.abm_updates);
-		printf("%-4s %-15s %6s %10s %6s %10s %10s %6s %12s %10s %10s %10s %8s\n", "port", "ifname",
+		if (model_loaded)
+			printf("credence model: %u trees, depth %u, EWMA period %u ns (slot %u, %u load(s))\n",
+			       model.n_trees, model.depth, model.ewma_period_ns, meta.model_slot & 1,
+			       meta.model_loads);
+		else
+			printf("credence model: none loaded (credence admits where it would ask: FollowLQD + safeguard)\n");
+		if (cred)
+			printf("virtual LQD: Γ = %llu bytes\n", (unsigned long long)cr.gamma_bytes);
+		printf("%-4s %-15s %6s %10s %6s %10s %10s %6s %12s %10s %10s %10s %8s", "port", "ifname",
 		       "mbps", "qlen_B", "pkts", "T_now_B", "T_last_B", "gamma", "tx_bytes", "admit",
 		       "drop_thr", "drop_full", "ecn");
+		if (cred)
+			printf(" %10s %10s %10s %10s %10s", "T_vlqd_B", "pred_ask", "drop_pred",
+			       "no_model", "safeguard");
+		printf("\n");
 	}
 	for (i = 0; i < DC_SW_PORTS_MAX; i++) {
 		struct dc_sw_counters tot, c;
@@ -963,13 +1015,18 @@ static int cmd_status(const char *pin_dir, bool json, struct jw *j, int argc, ch
 			tot.ecn_marked_pkts += c.ecn_marked_pkts;
 			tot.admit_bytes += c.admit_bytes;
 			tot.drop_bytes += c.drop_bytes;
+			tot.drop_pred_pkts += c.drop_pred_pkts;
+			tot.pred_asked_pkts += c.pred_asked_pkts;
+			tot.pred_nomodel_pkts += c.pred_nomodel_pkts;
+			tot.safeguard_pkts += c.safeguard_pkts;
+			tot.ev_lost += c.ev_lost;
 		}
 		/* the threshold a priority-0 packet would meet now */
 		in = (struct dc_adm_in){ .q = p.qlen_bytes, .Q = st.occupancy_bytes,
 					 .B = cfg.buffer_bytes, .len = 0, .alpha_q16 = cfg.alpha_q16[0],
 					 .gamma_q16 = p.gamma_q16 ? p.gamma_q16 : (__u32)DC_Q16_ONE,
 					 .n_congested = st.abm_congested };
-		tnow = dc_adm_threshold(cfg.alg, &in);
+		tnow = cred ? cr.T_bytes[i] : dc_adm_threshold(cfg.alg, &in);
 		if (json) {
 			jw_obj(j, NULL);
 			jw_u64(j, "port", i);
@@ -988,9 +1045,15 @@ static int cmd_status(const char *pin_dir, bool json, struct jw *j, int argc, ch
 			jw_u64(j, "drop_full_pkts", tot.drop_full_pkts);
 			jw_u64(j, "drop_bytes", tot.drop_bytes);
 			jw_u64(j, "ecn_marked_pkts", tot.ecn_marked_pkts);
+			jw_u64(j, "vlqd_thresh_bytes", cr.T_bytes[i]);
+			jw_u64(j, "drop_pred_pkts", tot.drop_pred_pkts);
+			jw_u64(j, "pred_asked_pkts", tot.pred_asked_pkts);
+			jw_u64(j, "pred_nomodel_pkts", tot.pred_nomodel_pkts);
+			jw_u64(j, "safeguard_pkts", tot.safeguard_pkts);
+			jw_u64(j, "ev_lost", tot.ev_lost);
 			jw_end_obj(j);
 		} else {
-			printf("%-4u %-15s %6u %10llu %6llu %10llu %10llu %6.3f %12llu %10llu %10llu %10llu %8llu\n",
+			printf("%-4u %-15s %6u %10llu %6llu %10llu %10llu %6.3f %12llu %10llu %10llu %10llu %8llu",
 			       i, p.ifname, p.rate_mbps, (unsigned long long)p.qlen_bytes,
 			       (unsigned long long)p.qlen_pkts, (unsigned long long)tnow,
 			       (unsigned long long)p.thresh_bytes, (double)p.gamma_q16 / DC_Q16_ONE,
@@ -998,6 +1061,14 @@ static int cmd_status(const char *pin_dir, bool json, struct jw *j, int argc, ch
 			       (unsigned long long)tot.drop_thresh_pkts,
 			       (unsigned long long)tot.drop_full_pkts,
 			       (unsigned long long)tot.ecn_marked_pkts);
+			if (cred)
+				printf(" %10llu %10llu %10llu %10llu %10llu",
+				       (unsigned long long)cr.T_bytes[i],
+				       (unsigned long long)tot.pred_asked_pkts,
+				       (unsigned long long)tot.drop_pred_pkts,
+				       (unsigned long long)tot.pred_nomodel_pkts,
+				       (unsigned long long)tot.safeguard_pkts);
+			printf("\n");
 		}
 	}
 	{
@@ -1044,7 +1115,7 @@ void dc_sw_status_brief(const char *pin_dir, bool json, struct jw *j)
 	if (json)
 		jw_arr(j, "switches");
 	else if (n)
-		printf("%-15s %-4s %12s %12s %6s\n", "switch", "alg", "occupancy_B", "buffer_B", "ports");
+		printf("%-15s %-9s %12s %12s %6s\n", "switch", "alg", "occupancy_B", "buffer_B", "ports");
 	for (k = 0; k < n; k++) {
 		struct dc_sw_meta meta;
 		struct dc_sw_cfg cfg;
@@ -1075,7 +1146,7 @@ void dc_sw_status_brief(const char *pin_dir, bool json, struct jw *j)
 				jw_u64(j, "ports", meta.nports);
 				jw_end_obj(j);
 			} else {
-				printf("%-15s %-4s %12llu %12u %6u\n", names[k], alg_name(cfg.alg),
+				printf("%-15s %-9s %12llu %12u %6u\n", names[k], alg_name(cfg.alg),
 				       (unsigned long long)st.occupancy_bytes, cfg.buffer_bytes, meta.nports);
 			}
 		}
@@ -1217,6 +1288,329 @@ static int cmd_sample(const char *pin_dir, int argc, char **argv)
 	close(nl);
 	sw_close(&s);
 	return EXIT_OK;
+}
+
+/* ---- events: capture (simulator trace) and drop trace ----------------------------- */
+
+static volatile sig_atomic_t ev_stop;
+
+static void ev_on_signal(int sig)
+{
+	(void)sig;
+	ev_stop = 1;
+}
+
+typedef int (*ev_fn)(void *arg, const struct dc_sw_event *e);
+
+struct ev_sink {
+	ev_fn fn;
+	void *arg;
+};
+
+static int ev_dispatch(void *arg, void *data, size_t len)
+{
+	struct ev_sink *k = arg;
+
+	if (ev_stop || len < sizeof(struct dc_sw_event))
+		return 0;
+	if (k->fn(k->arg, data))
+		ev_stop = 1;
+	return 0;
+}
+
+static __u64 ev_lost_total(struct sw *s)
+{
+	struct dc_sw_counters c;
+	__u64 n = 0;
+	__u32 k;
+
+	for (k = 0; k < DC_SW_CNT_ENTRIES; k++)
+		if (!sum_counters(s->cnt, k, &c))
+			n += c.ev_lost;
+	return n;
+}
+
+/* Set one event switch of the live configuration (idle slot + flip),
+ * leaving the other as it is: sampling for capture, drops for the trace. */
+static int ev_set(struct sw *s, bool sampling, __u32 v)
+{
+	struct dc_sw_meta meta;
+	struct dc_sw_cfg cfg;
+
+	if (sw_read_cfg(s, &meta, &cfg))
+		return -errno;
+	if (sampling)
+		cfg.ev_sample_every = v;
+	else
+		cfg.ev_drops = v;
+	return sw_write_cfg(s, &cfg);
+}
+
+/*
+ * Ask switch `name` for events (drops if `drops`, else 1 in `every` arrivals),
+ * hand each to fn until it returns non-zero, a signal, or duration_s
+ * (0 = no limit); then put the event switches back as they were.  Two
+ * consumers at once share the one ring and restore in their own order:
+ * run one at a time.
+ */
+static int sw_events(const char *pin_dir, const char *name, __u32 every, bool drops,
+		     double duration_s, ev_fn fn, void *arg)
+{
+	struct ev_sink sink = { fn, arg };
+	struct ring_buffer *rb = NULL;
+	struct dc_sw_meta meta;
+	struct dc_sw_cfg old;
+	struct timespec t0, now;
+	char path[DC_PATH_LEN + 128];
+	__u64 lost0;
+	int rb_fd, rc = EXIT_OK, err;
+	struct sw s;
+
+	if (dc_require_root("dcbpf", pin_dir))
+		return EXIT_ERR;
+	if (sw_open(pin_dir, name, &s))
+		return EXIT_ERR;
+	if (sw_read_cfg(&s, &meta, &old)) {
+		fprintf(stderr, "dcbpf: switch %s: reading %s failed\n", name, M_CFG);
+		sw_close(&s);
+		return EXIT_ERR;
+	}
+	snprintf(path, sizeof(path), "%s/%s", s.dir, M_EVENTS);
+	rb_fd = bpf_obj_get(path);
+	if (rb_fd < 0) {
+		fprintf(stderr, "dcbpf: switch %s: cannot open %s: %s (switch started by an older dcbpf? 'dcbpf switch down' and up again)\n",
+			name, path, strerror(errno));
+		sw_close(&s);
+		return EXIT_ERR;
+	}
+	rb = ring_buffer__new(rb_fd, ev_dispatch, &sink, NULL);
+	if (!rb) {
+		fprintf(stderr, "dcbpf: switch %s: ring buffer %s: %s\n", name, M_EVENTS, strerror(errno));
+		close(rb_fd);
+		sw_close(&s);
+		return EXIT_ERR;
+	}
+	lost0 = ev_lost_total(&s);
+	ev_stop = 0;
+	signal(SIGINT, ev_on_signal);
+	signal(SIGTERM, ev_on_signal);
+	signal(SIGPIPE, ev_on_signal);
+	err = ev_set(&s, !drops, drops ? 1 : every);
+	if (err) {
+		fprintf(stderr, "dcbpf: switch %s: switching events on failed: %s\n", name, strerror(-err));
+		rc = EXIT_ERR;
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!ev_stop) {
+		int n = ring_buffer__poll(rb, 100);
+
+		if (n < 0 && n != -EINTR) {
+			fprintf(stderr, "dcbpf: switch %s: reading %s: %s\n", name, M_EVENTS, strerror(-n));
+			rc = EXIT_ERR;
+			break;
+		}
+		fflush(stdout);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (duration_s > 0 && (double)(now.tv_sec - t0.tv_sec) +
+					      (double)(now.tv_nsec - t0.tv_nsec) / 1e9 >= duration_s)
+			break;
+	}
+	err = ev_set(&s, !drops, drops ? old.ev_drops : old.ev_sample_every);
+	if (err) {
+		fprintf(stderr, "dcbpf: switch %s: switching events off failed: %s\n", name, strerror(-err));
+		rc = EXIT_ERR;
+	}
+	{
+		__u64 lost = ev_lost_total(&s) - lost0;
+
+		if (lost)
+			fprintf(stderr, "dcbpf: switch %s: %llu event(s) lost: the ring buffer was full (sample fewer with --every)\n",
+				name, (unsigned long long)lost);
+	}
+out:
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	ring_buffer__free(rb);
+	close(rb_fd);
+	sw_close(&s);
+	return rc;
+}
+
+struct capture {
+	FILE *f;
+	unsigned long count, seen;
+	__u64 t0;
+};
+
+static int capture_one(void *arg, const struct dc_sw_event *e)
+{
+	struct capture *c = arg;
+
+	if (!(e->flags & DC_SW_EV_SAMPLE) || (c->count && c->seen >= c->count))
+		return c->count && c->seen >= c->count;
+	if (!c->seen)
+		c->t0 = e->time_ns;
+	fprintf(c->f, "%llu,%u,%u,%u,%u,%u,%u,%u,%u,%u\n",
+		(unsigned long long)(e->time_ns >= c->t0 ? e->time_ns - c->t0 : 0), e->port, e->prio,
+		e->len, e->flags & DC_SW_EV_FIRST_RTT ? 1 : 0, e->verdict, e->q_bytes, e->occ_bytes,
+		e->q_ewma_bytes, e->occ_ewma_bytes);
+	c->seen++;
+	return c->count && c->seen >= c->count;
+}
+
+/*
+ * `dcbpf switch capture NAME --out FILE`: arrivals in the simulator's trace
+ * format (loader/sim.c dc_sim_read_trace: time_ns,port,priority,bytes,
+ * first_rtt), time from the first captured arrival, followed by columns
+ * the simulator ignores: the verdict and the prediction's features.
+ */
+static int cmd_capture(const char *pin_dir, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "every", required_argument, NULL, 'e' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct capture c = { 0 };
+	const char *out = NULL;
+	unsigned long every = 1;
+	double duration = 0;
+	struct dc_sw_meta meta;
+	struct dc_sw_cfg cfg;
+	struct sw s;
+	char *end, tmp[4200];
+	int o, rc;
+	__u32 i;
+
+	optind = 0;
+	while ((o = getopt_long(argc, argv, "o:c:e:d:", opts, NULL)) != -1) {
+		switch (o) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'c':
+			c.count = strtoul(optarg, &end, 10);
+			if (*end || !c.count)
+				goto usage;
+			break;
+		case 'e':
+			every = strtoul(optarg, &end, 10);
+			if (*end || !every || every > 1000000)
+				goto usage;
+			break;
+		case 'd':
+			duration = strtod(optarg, &end);
+			if (*end || duration <= 0)
+				goto usage;
+			break;
+		default:
+			goto usage;
+		}
+	}
+	if (optind + 1 != argc || !out)
+		goto usage;
+	if (dc_require_root("dcbpf", pin_dir))
+		return EXIT_ERR;
+	if (sw_open(pin_dir, argv[optind], &s))
+		return EXIT_ERR;
+	if (sw_read_cfg(&s, &meta, &cfg)) {
+		sw_close(&s);
+		return EXIT_ERR;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
+	c.f = fopen(tmp, "we");
+	if (!c.f) {
+		fprintf(stderr, "dcbpf: switch capture: cannot write %s: %s\n", tmp, strerror(errno));
+		sw_close(&s);
+		return EXIT_ERR;
+	}
+	fprintf(c.f, "# dcbpf switch capture %s: alg %s, buffer_bytes %u, 1 in %lu arrivals (replaying LQD needs every arrival: --every 1)\n",
+		s.name, cfg.alg < DC_ALG_MAX ? alg_names[cfg.alg] : "?", cfg.buffer_bytes, every);
+	for (i = 0; i < DC_SW_PORTS_MAX; i++) {
+		struct dc_sw_port p;
+
+		if (!bpf_map_lookup_elem(s.port, &i, &p) && p.rate_mbps)
+			fprintf(c.f, "# port %u %s %u Mbit/s\n", i, p.ifname, p.rate_mbps);
+	}
+	fprintf(c.f, "time_ns,port,priority,bytes,first_rtt,verdict,q_bytes,occ_bytes,q_ewma_bytes,occ_ewma_bytes\n");
+	sw_close(&s);
+	rc = sw_events(pin_dir, argv[optind], (__u32)every, false, duration, capture_one, &c);
+	if (fclose(c.f) || rc != EXIT_OK || rename(tmp, out)) {
+		fprintf(stderr, "dcbpf: switch capture: %s not written%s%s\n", out, errno ? ": " : "",
+			errno ? strerror(errno) : "");
+		unlink(tmp);
+		return EXIT_ERR;
+	}
+	fprintf(stderr, "captured %lu arrival(s) to %s\n", c.seen, out);
+	return EXIT_OK;
+usage:
+	fprintf(stderr, "dcbpf: usage: switch capture NAME --out FILE [--count N] [--every N] [--duration SECONDS]\n");
+	return EXIT_USAGE;
+}
+
+static const char *const verdict_names[] = { "admit", "thresh", "full", "pred" };
+
+struct dtrace {
+	bool csv;
+	unsigned long count, seen;
+	__u64 t0;
+	char ifname[DC_SW_PORTS_MAX][DC_SW_IFNAME_LEN];
+};
+
+static int dtrace_one(void *arg, const struct dc_sw_event *e)
+{
+	struct dtrace *t = arg;
+	const char *why = e->verdict < 4 ? verdict_names[e->verdict] : "?";
+
+	if (!(e->flags & DC_SW_EV_DROP) || (t->count && t->seen >= t->count))
+		return t->count && t->seen >= t->count;
+	if (!t->t0)
+		t->t0 = e->time_ns;
+	if (t->csv)
+		printf("%llu,%u,%s,%u,%u,%s,%u,%u,%llu,%u,%u\n", (unsigned long long)e->time_ns, e->port,
+		       t->ifname[e->port & (DC_SW_PORTS_MAX - 1)], e->prio, e->len, why, e->q_bytes,
+		       e->occ_bytes, (unsigned long long)e->thresh_bytes, e->q_ewma_bytes,
+		       e->occ_ewma_bytes);
+	else
+		printf("%10.3f %4u %-15s %4u %6u %-6s %10u %10u %10llu\n",
+		       (double)(e->time_ns - t->t0) / 1e6, e->port,
+		       t->ifname[e->port & (DC_SW_PORTS_MAX - 1)], e->prio, e->len, why, e->q_bytes,
+		       e->occ_bytes, (unsigned long long)e->thresh_bytes);
+	t->seen++;
+	return t->count && t->seen >= t->count;
+}
+
+int dc_sw_trace_drops(const char *pin_dir, const char *name, bool csv, unsigned long count,
+		      double duration_s)
+{
+	struct dtrace t = { .csv = csv, .count = count };
+	struct sw s;
+	__u32 i;
+
+	if (dc_require_root("dcbpf", pin_dir))
+		return EXIT_ERR;
+	if (sw_open(pin_dir, name, &s))
+		return EXIT_ERR;
+	for (i = 0; i < DC_SW_PORTS_MAX; i++) {
+		struct dc_sw_port p;
+
+		if (!bpf_map_lookup_elem(s.port, &i, &p) && p.rate_mbps)
+			snprintf(t.ifname[i], sizeof(t.ifname[i]), "%s", p.ifname);
+		else
+			snprintf(t.ifname[i], sizeof(t.ifname[i]), "-");
+	}
+	sw_close(&s);
+	if (csv)
+		printf("time_ns,port,ifname,priority,bytes,reason,q_bytes,occ_bytes,thresh_bytes,q_ewma_bytes,occ_ewma_bytes\n");
+	else
+		printf("%10s %4s %-15s %4s %6s %-6s %10s %10s %10s\n", "t_ms", "port", "ifname", "prio",
+		       "bytes", "reason", "q_B", "Q_B", "thresh_B");
+	fflush(stdout);
+	return sw_events(pin_dir, name, 0, true, duration_s, dtrace_one, &t);
 }
 
 /* ---- get / set -------------------------------------------------------------------- */
@@ -1425,6 +1819,8 @@ int dc_sw_main(const char *pin_dir, bool json, struct jw *j, int argc, char **ar
 		return cmd_status(pin_dir, json, j, argc - 1, argv + 1);
 	if (!strcmp(sub, "sample"))
 		return cmd_sample(pin_dir, argc - 1, argv + 1);
+	if (!strcmp(sub, "capture"))
+		return cmd_capture(pin_dir, argc - 1, argv + 1);
 	if (!strcmp(sub, "list")) {
 		char names[64][DC_SW_NAME_LEN];
 		int n, k;
@@ -1444,6 +1840,7 @@ int dc_sw_main(const char *pin_dir, bool json, struct jw *j, int argc, char **ar
 		"dcbpf: usage: switch up NAME --netns NS --ports IF[,IF...] [--rate-mbps N[,N...]]\n"
 		"                         [--xdp-mode generic|native] [KEY=VALUE...]\n"
 		"              switch down NAME | status NAME | list | params\n"
-		"              switch sample NAME [--count N] [--interval-us US]\n");
+		"              switch sample NAME [--count N] [--interval-us US]\n"
+		"              switch capture NAME --out FILE [--count N] [--every N] [--duration S]\n");
 	return EXIT_USAGE;
 }

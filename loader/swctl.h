@@ -37,6 +37,10 @@ int dc_sw_model_load(const char *pin_dir, const char *sw, const struct dc_rf_mod
  * none was ever published.  0 or a negative errno with *why. */
 int dc_sw_model_get(const char *pin_dir, const char *sw, struct dc_rf_model *m, bool *loaded,
 		    char *why, size_t whylen);
+/* `dcbpf trace --switch NAME`: admission drops as a table or CSV, until
+ * count drops (0 = no limit), duration_s (0 = none) or a signal. */
+int dc_sw_trace_drops(const char *pin_dir, const char *name, bool csv, unsigned long count,
+		      double duration_s);
 /* Defaults written at `switch up`. */
 void dc_sw_cfg_defaults(struct dc_sw_cfg *c);
 /* The parameter reference (markdown). */

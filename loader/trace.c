@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * `dcbpf trace`: stream PowerTCP / θ-PowerTCP per-ACK decisions from the
- * pinned ring buffer dc_cc_trace, as a table or CSV.  Tracing costs the
+ * pinned ring buffer dc_cc_trace, as a table or CSV; with --switch NAME,
+ * an emulated switch's admission drops instead (loader/swctl.c).  Tracing costs the
  * CC a ring-buffer write per ACK, so it is on (dc_cc_tron[0] = 1) only
  * while a trace runs, and switched off again on exit, whatever ends it.
  */
@@ -22,6 +23,7 @@
 #include "bpfsys.h"
 #include "cli.h"
 #include "config.h"
+#include "swctl.h"
 #include "trace.h"
 
 static volatile sig_atomic_t trace_stop;
@@ -88,7 +90,8 @@ static int on_event(void *arg, void *data, size_t len)
 static void trace_usage(FILE *f)
 {
 	fprintf(f, "usage: dcbpf trace [--csv] [--cc powertcp|theta_powertcp] [--count N] "
-		   "[--duration SECONDS]\n");
+		   "[--duration SECONDS]\n"
+		   "       dcbpf trace --switch NAME [--csv] [--count N] [--duration SECONDS]\n");
 }
 
 int dc_cmd_trace(const char *pin_dir, int argc, char **argv)
@@ -98,9 +101,11 @@ int dc_cmd_trace(const char *pin_dir, int argc, char **argv)
 		{ "cc", required_argument, NULL, 'c' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "switch", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct trace_ctx t = { .cc = -1 };
+	const char *sw = NULL;
 	struct ring_buffer *rb = NULL;
 	char path[DC_PATH_LEN + 32];
 	double duration = 0;
@@ -114,6 +119,9 @@ int dc_cmd_trace(const char *pin_dir, int argc, char **argv)
 		switch (o) {
 		case 'C':
 			t.csv = true;
+			break;
+		case 's':
+			sw = optarg;
 			break;
 		case 'c':
 			if (!strcmp(optarg, "powertcp"))
@@ -147,10 +155,13 @@ int dc_cmd_trace(const char *pin_dir, int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc) {
+	if (optind != argc || (sw && t.cc >= 0)) {
 		trace_usage(stderr);
 		return EXIT_USAGE;
 	}
+	/* admission drops of an emulated switch (its own ring, dc_sw_events) */
+	if (sw)
+		return dc_sw_trace_drops(pin_dir, sw, t.csv, t.count, duration);
 	if (dc_require_root("dcbpf", pin_dir))
 		return EXIT_ERR;
 	dc_path(path, sizeof(path), pin_dir, DC_MAP_TRACE);

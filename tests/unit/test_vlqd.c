@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * include/dcbpf/vlqd.h on the host: the data plane's time-driven virtual
+ * LQD makes the same threshold updates as the shared core dc_cred_arrival
+ * when no time passes, drains by rate × time (and only by whole bytes),
+ * recounts a drifted Γ, and folds the EWMA features as documented.
+ */
+#include <string.h>
+#include "check.h"
+#include "dcbpf/vlqd.h"
+#include "rfgen.h"
+
+int main(void)
+{
+	struct dc_sw_cred c;
+	__u64 T[DC_SW_PORTS_MAX], gamma = 0, now = 1000000;
+	uint64_t seed = 7;
+	unsigned int k, diff = 0, vdrops = 0, i;
+
+	/* 1. frozen time: 20 000 random arrivals, byte sizes, 6 ports, B = 100 000 */
+	memset(&c, 0, sizeof(c));
+	memset(T, 0, sizeof(T));
+	for (k = 0; k < 20000; k++) {
+		__u32 port = rfgen_below(&seed, 6), len = 64 + rfgen_below(&seed, 1451);
+		__u64 before = T[port];
+
+		dc_vlqd_arrival(&c, port, 1000, 100000, len, now);
+		dc_cred_arrival(T, &gamma, DC_SW_PORTS_MAX, port, 100000, len);
+		if (T[port] == before)
+			vdrops++;
+		for (i = 0; i < DC_SW_PORTS_MAX; i++)
+			diff += c.T_bytes[i] != T[i];
+		diff += c.gamma_bytes != gamma;
+	}
+	CHECK("vlqd: with no time passing, 20 000 arrivals update T and Γ exactly as dc_cred_arrival",
+	      diff == 0, "%u differences", diff);
+	CHECK("vlqd: the sequence exercised the virtual buffer's limit (virtual drops occurred)",
+	      vdrops > 100 && gamma <= 100000, "%u virtual drops, Γ %llu", vdrops,
+	      (unsigned long long)gamma);
+
+	/* 2. drain: 1 Gbit/s = 125 bytes/µs */
+	memset(&c, 0, sizeof(c));
+	dc_vlqd_arrival(&c, 2, 1000, 100000, 50000, now);
+	dc_vlqd_arrival(&c, 2, 1000, 100000, 1000, now + 100000);	/* 100 µs later */
+	CHECK_EQ("vlqd: 100 µs at 1 Gbit/s drains 12 500 bytes before the next arrival joins",
+		 c.T_bytes[2], 50000 - 12500 + 1000);
+	dc_vlqd_arrival(&c, 2, 1000, 100000, 0, now + 100007);	/* 7 ns: 0.875 byte */
+	CHECK("vlqd: a gap shorter than one byte drains nothing and keeps the drain clock",
+	      c.T_bytes[2] == 38500 && c.drain_ns[2] == now + 100000, "T %llu clock %llu",
+	      (unsigned long long)c.T_bytes[2], (unsigned long long)c.drain_ns[2]);
+	dc_vlqd_arrival(&c, 2, 1000, 100000, 0, now + 100016);	/* 16 ns since the clock: 2 bytes */
+	CHECK_EQ("vlqd: the next gap counts from the kept clock (2 bytes in 16 ns)", c.T_bytes[2], 38498);
+	dc_vlqd_arrival(&c, 2, 1000, 100000, 0, now + 10000000);
+	CHECK("vlqd: a long idle period empties the queue, never below 0",
+	      c.T_bytes[2] == 0 && c.gamma_bytes == 0, "T %llu Γ %llu",
+	      (unsigned long long)c.T_bytes[2], (unsigned long long)c.gamma_bytes);
+
+	/* 3. Γ drifted high (lost concurrent updates): recounted when it looks full */
+	memset(&c, 0, sizeof(c));
+	c.T_bytes[0] = 30000;
+	c.T_bytes[1] = 10000;
+	c.gamma_bytes = 99900;
+	c.drain_ns[0] = c.drain_ns[1] = now;
+	dc_vlqd_arrival(&c, 1, 1000, 100000, 1000, now);
+	CHECK("vlqd: a drifted Γ is recounted (41 000) instead of a virtual drop",
+	      c.gamma_bytes == 41000 && c.T_bytes[1] == 11000, "Γ %llu T1 %llu",
+	      (unsigned long long)c.gamma_bytes, (unsigned long long)c.T_bytes[1]);
+
+	/* 4. features: first sample replaces, then time-weighted towards x */
+	{
+		__u32 x[DC_RF_FEATURES];
+
+		memset(&c, 0, sizeof(c));
+		dc_cred_features(&c, 3, 8000, 20000, 50000, now, x);
+		CHECK("features: the first sample of a queue replaces its averages",
+		      x[DC_RF_F_QLEN] == 8000 && x[DC_RF_F_OCC] == 20000 &&
+		      x[DC_RF_F_QLEN_EWMA] == 8000 && x[DC_RF_F_OCC_EWMA] == 20000, "%u %u %u %u",
+		      x[0], x[1], x[2], x[3]);
+		dc_cred_features(&c, 3, 0, 0, 50000, now + 12500, x);
+		CHECK("features: a quarter period later the EWMAs moved a quarter of the way (6 000, 15 000)",
+		      x[DC_RF_F_QLEN_EWMA] == 6000 && x[DC_RF_F_OCC_EWMA] == 15000, "%u %u", x[2], x[3]);
+		dc_cred_features(&c, 3, 100000, 100000, 50000, now, x);
+		CHECK("features: a clock reading behind the last update folds in with weight 0",
+		      x[DC_RF_F_QLEN_EWMA] == 6000 && x[DC_RF_F_OCC_EWMA] == 15000, "%u %u", x[2], x[3]);
+	}
+
+	/* 5. the safeguard's bounds agree with the scan they replace */
+	{
+		unsigned int bad = 0;
+
+		for (k = 0; k < 20000; k++) {
+			__u64 q[4], Q = 0, longest = 0, B = 100000, b;
+			__u32 n = 4, me = rfgen_below(&seed, 4);
+
+			for (i = 0; i < 4; i++) {
+				q[i] = rfgen_below(&seed, 40000);
+				Q += q[i];
+				longest = q[i] > longest ? q[i] : longest;
+			}
+			b = dc_cred_longest_bound(q[me], Q, n, B);
+			if (b != DC_U64_MAX && dc_cred_safeguard(b, n, B) != dc_cred_safeguard(longest, n, B))
+				bad++;
+		}
+		CHECK("safeguard bound: where it decides, it decides as max_j q_j would (20 000 states)",
+		      bad == 0, "%u disagree", bad);
+	}
+	return check_failed;
+}
