@@ -25,13 +25,14 @@
 struct dc_sync_ctx {
 	struct dc_sw_cred *c;
 	__u64 now, g;
+	__u32 mode;
 };
 
 static long dc_sync_port(__u32 j, void *data);
 
-#define DC_VLQD_SYNC(c, now)                                                    \
+#define DC_VLQD_SYNC(c, now, mode)                                              \
 	do {                                                                    \
-		struct dc_sync_ctx sx = { .c = (c), .now = (now) };             \
+		struct dc_sync_ctx sx = { .c = (c), .now = (now), .mode = (mode) }; \
 		bpf_loop(DC_SW_PORTS_MAX, dc_sync_port, &sx, 0);                \
 		(c)->gamma_bytes = sx.g;                                        \
 	} while (0)
@@ -43,11 +44,23 @@ static long dc_sync_port(__u32 j, void *data)
 {
 	struct dc_sync_ctx *x = data;
 	struct dc_sw_cred *c = x->c;
+	struct dc_vlqd_obs o = {};
+	struct dc_sw_port *p;
+	__u32 key = j;
 
 	if (!c)
 		return 1;
 	j &= DC_SW_PORTS_MAX - 1;
-	dc_vlqd_drain(c, j, x->now);
+	/* the time rule needs no port record: skip the lookup.  A copy as
+	 * the key: j itself on the stack would lose its bound. */
+	if (x->mode != DC_DRAIN_TIME) {
+		p = bpf_map_lookup_elem(&dc_sw_port, &key);
+		if (p) {
+			o.tx_bytes = p->tx_bytes;
+			o.q_bytes = p->qlen_bytes;
+		}
+	}
+	dc_vlqd_drain(c, j, x->now, x->mode, &o);
 	x->g += c->T_bytes[j];
 	return 0;
 }
@@ -240,12 +253,13 @@ static long dc_room_round(__u32 k, void *data)
 
 /* FollowLQD's update (vlqd.h dc_vlqd_arrival with the search in bpf_loop). */
 static __always_inline __u64 dc_vlqd_update(struct dc_sw_cred *c, __u32 i, __u32 rate_mbps,
-					    __u64 B, __u32 len, __u64 now)
+					    __u64 B, __u32 len, __u64 now, __u32 mode,
+					    const struct dc_vlqd_obs *oi)
 {
 	struct dc_room_ctx x = { .c = c, .B = B, .i = i, .len = len, .r = DC_CRED_ROOM };
 
 	i &= DC_SW_PORTS_MAX - 1;
-	if (dc_vlqd_prepare(c, i, rate_mbps, B, len, now)) {
+	if (dc_vlqd_prepare(c, i, rate_mbps, B, len, now, mode, oi, NULL)) {
 		x.r = DC_CRED_MORE;
 		bpf_loop(DC_SW_PORTS_MAX + 1, dc_room_round, &x, 0);
 	}
@@ -258,8 +272,11 @@ static __always_inline __u64 dc_vlqd_update(struct dc_sw_cred *c, __u32 i, __u32
  * a global function, which takes a pointer to plain memory). */
 struct dc_cred_io {
 	__u64 q, Q, B, now;		/* in: q_i, Q (after dc_stale_fix), B, clock */
+	__u64 tx;			/* in: port i's tx_bytes (for the drain rule) */
 	__u64 thresh;			/* out: T_i after the arrival */
 	__u32 len, pid, alg, rate_mbps;	/* in */
+	__u32 drain;			/* in: enum dc_cred_drain */
+	__u32 pad2;
 	__u32 x[DC_RF_FEATURES];	/* out: prediction features */
 	__u8 safeguard;			/* out: admitted by the B/N safeguard */
 	__u8 asked;			/* out: the model was evaluated */
@@ -301,7 +318,11 @@ __noinline int dc_cred_path(struct dc_cred_io *o)
 			m = NULL;
 	}
 	pid = o->pid & (DC_SW_PORTS_MAX - 1);
-	ci.T = dc_vlqd_update(c, pid, o->rate_mbps, o->B, o->len, o->now);
+	{
+		struct dc_vlqd_obs oi = { .tx_bytes = o->tx, .q_bytes = o->q };
+
+		ci.T = dc_vlqd_update(c, pid, o->rate_mbps, o->B, o->len, o->now, o->drain, &oi);
+	}
 	dc_cred_features(c, pid, o->q, o->Q, period, o->now, o->x);
 	ci.q = o->q;
 	ci.Q = o->Q;
@@ -465,6 +486,8 @@ int dc_sw_admit(struct xdp_md *ctx)
 		co.pid = pid;
 		co.alg = alg;
 		co.rate_mbps = port->rate_mbps;
+		co.tx = port->tx_bytes;
+		co.drain = cfg->cred_drain;
 		v = (enum dc_verdict)dc_cred_path(&co);
 		thresh = co.thresh;
 	} else {

@@ -24,7 +24,7 @@ int main(void)
 		__u32 port = rfgen_below(&seed, 6), len = 64 + rfgen_below(&seed, 1451);
 		__u64 before = T[port];
 
-		dc_vlqd_arrival(&c, port, 1000, 100000, len, now);
+		dc_vlqd_arrival(&c, port, 1000, 100000, len, now, DC_DRAIN_TIME, NULL);
 		dc_cred_arrival(T, &gamma, DC_SW_PORTS_MAX, port, 100000, len);
 		if (T[port] == before)
 			vdrops++;
@@ -40,17 +40,17 @@ int main(void)
 
 	/* 2. drain: 1 Gbit/s = 125 bytes/µs */
 	memset(&c, 0, sizeof(c));
-	dc_vlqd_arrival(&c, 2, 1000, 100000, 50000, now);
-	dc_vlqd_arrival(&c, 2, 1000, 100000, 1000, now + 100000);	/* 100 µs later */
+	dc_vlqd_arrival(&c, 2, 1000, 100000, 50000, now, DC_DRAIN_TIME, NULL);
+	dc_vlqd_arrival(&c, 2, 1000, 100000, 1000, now + 100000, DC_DRAIN_TIME, NULL);	/* 100 µs later */
 	CHECK_EQ("vlqd: 100 µs at 1 Gbit/s drains 12 500 bytes before the next arrival joins",
 		 c.T_bytes[2], 50000 - 12500 + 1000);
-	dc_vlqd_arrival(&c, 2, 1000, 100000, 0, now + 100007);	/* 7 ns: 0.875 byte */
+	dc_vlqd_arrival(&c, 2, 1000, 100000, 0, now + 100007, DC_DRAIN_TIME, NULL);	/* 7 ns: 0.875 byte */
 	CHECK("vlqd: a gap shorter than one byte drains nothing and keeps the drain clock",
 	      c.T_bytes[2] == 38500 && c.drain_ns[2] == now + 100000, "T %llu clock %llu",
 	      (unsigned long long)c.T_bytes[2], (unsigned long long)c.drain_ns[2]);
-	dc_vlqd_arrival(&c, 2, 1000, 100000, 0, now + 100016);	/* 16 ns since the clock: 2 bytes */
+	dc_vlqd_arrival(&c, 2, 1000, 100000, 0, now + 100016, DC_DRAIN_TIME, NULL);	/* 16 ns since the clock: 2 bytes */
 	CHECK_EQ("vlqd: the next gap counts from the kept clock (2 bytes in 16 ns)", c.T_bytes[2], 38498);
-	dc_vlqd_arrival(&c, 2, 1000, 100000, 0, now + 10000000);
+	dc_vlqd_arrival(&c, 2, 1000, 100000, 0, now + 10000000, DC_DRAIN_TIME, NULL);
 	CHECK("vlqd: a long idle period empties the queue, never below 0",
 	      c.T_bytes[2] == 0 && c.gamma_bytes == 0, "T %llu Γ %llu",
 	      (unsigned long long)c.T_bytes[2], (unsigned long long)c.gamma_bytes);
@@ -61,7 +61,7 @@ int main(void)
 	c.T_bytes[1] = 10000;
 	c.gamma_bytes = 99900;
 	c.drain_ns[0] = c.drain_ns[1] = now;
-	dc_vlqd_arrival(&c, 1, 1000, 100000, 1000, now);
+	dc_vlqd_arrival(&c, 1, 1000, 100000, 1000, now, DC_DRAIN_TIME, NULL);
 	CHECK("vlqd: a drifted Γ is recounted (41 000) instead of a virtual drop",
 	      c.gamma_bytes == 41000 && c.T_bytes[1] == 11000, "Γ %llu T1 %llu",
 	      (unsigned long long)c.gamma_bytes, (unsigned long long)c.T_bytes[1]);
