@@ -1001,6 +1001,7 @@ static int cmd_status(const char *pin_dir, bool json, struct jw *j, int argc, ch
 		jw_u64(j, "model_depth", model_loaded ? model.depth : 0);
 		jw_u64(j, "model_ewma_period_ns", model_loaded ? model.ewma_period_ns : 0);
 		jw_u64(j, "vlqd_gamma_bytes", cr.gamma_bytes);
+		jw_str(j, "cred_drain", cfg.cred_drain < DC_DRAIN_MAX ? drain_names[cfg.cred_drain] : "?");
 		jw_u64(j, "ev_sample_every", cfg.ev_sample_every);
 		jw_u64(j, "ev_drops", cfg.ev_drops);
 		jw_arr(j, "ports");
@@ -1020,7 +1021,8 @@ static int cmd_status(const char *pin_dir, bool json, struct jw *j, int argc, ch
 		else
 			printf("credence model: none loaded (credence admits where it would ask: FollowLQD + safeguard)\n");
 		if (cred)
-			printf("virtual LQD: Γ = %llu bytes\n", (unsigned long long)cr.gamma_bytes);
+			printf("virtual LQD: Γ = %llu bytes, drain %s\n", (unsigned long long)cr.gamma_bytes,
+			       cfg.cred_drain < DC_DRAIN_MAX ? drain_names[cfg.cred_drain] : "?");
 		printf("%-4s %-15s %6s %10s %6s %10s %10s %6s %12s %10s %10s %10s %8s", "port", "ifname",
 		       "mbps", "qlen_B", "pkts", "T_now_B", "T_last_B", "gamma", "tx_bytes", "admit",
 		       "drop_thr", "drop_full", "ecn");

@@ -41,8 +41,9 @@ run_experiment() {
 	fabric_on_exit cleanup
 	credfab_build || { echo "credence_fabric: fabric failed" >&2; exit 1; }
 	plist=$(IFS=,; echo "${PORTS[*]}")
+	# DRAIN=time|departures|hybrid: Credence's drain rule (default: the switch's)
 	"${D[@]}" switch up "$SW" --netns "$SWNS" --ports "$plist" --rate-mbps "$RATE" buffer_bytes=$B \
-		alg=dt >/dev/null || exit 1
+		alg=dt ${DRAIN:+cred_drain=$DRAIN} >/dev/null || exit 1
 	fabric_bg "${RNS[1]}" sh -c 'exec iperf3 -s -p 5201 >/dev/null 2>&1'
 	fabric_bg "${RNS[0]}" sh -c "exec '$BUILD/tools/incast' sink -p 5999 >/dev/null 2>&1"
 	fabric_wait_port "${RNS[1]}" 5201 && fabric_wait_port "${RNS[0]}" 5999 || exit 1
