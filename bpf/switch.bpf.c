@@ -44,8 +44,8 @@ static long dc_sync_port(__u32 j, void *data)
 {
 	struct dc_sync_ctx *x = data;
 	struct dc_sw_cred *c = x->c;
-	struct dc_vlqd_obs o = {};
 	struct dc_sw_port *p;
+	__u64 tx = 0, q = 0;
 	__u32 key = j;
 
 	if (!c)
@@ -56,11 +56,11 @@ static long dc_sync_port(__u32 j, void *data)
 	if (x->mode != DC_DRAIN_TIME) {
 		p = bpf_map_lookup_elem(&dc_sw_port, &key);
 		if (p) {
-			o.tx_bytes = p->tx_bytes;
-			o.q_bytes = p->qlen_bytes;
+			tx = p->tx_bytes;
+			q = p->qlen_bytes;
 		}
 	}
-	dc_vlqd_drain(c, j, x->now, x->mode, &o);
+	dc_vlqd_drain(c, j, x->now, x->mode, tx, q);
 	x->g += c->T_bytes[j];
 	return 0;
 }
@@ -253,13 +253,13 @@ static long dc_room_round(__u32 k, void *data)
 
 /* FollowLQD's update (vlqd.h dc_vlqd_arrival with the search in bpf_loop). */
 static __always_inline __u64 dc_vlqd_update(struct dc_sw_cred *c, __u32 i, __u32 rate_mbps,
-					    __u64 B, __u32 len, __u64 now, __u32 mode,
-					    const struct dc_vlqd_obs *oi)
+					    __u64 B, __u32 len, __u64 now, __u32 mode, __u64 tx,
+					    __u64 q)
 {
 	struct dc_room_ctx x = { .c = c, .B = B, .i = i, .len = len, .r = DC_CRED_ROOM };
 
 	i &= DC_SW_PORTS_MAX - 1;
-	if (dc_vlqd_prepare(c, i, rate_mbps, B, len, now, mode, oi, NULL)) {
+	if (dc_vlqd_prepare(c, i, rate_mbps, B, len, now, mode, tx, q, NULL)) {
 		x.r = DC_CRED_MORE;
 		bpf_loop(DC_SW_PORTS_MAX + 1, dc_room_round, &x, 0);
 	}
@@ -272,16 +272,14 @@ static __always_inline __u64 dc_vlqd_update(struct dc_sw_cred *c, __u32 i, __u32
  * a global function, which takes a pointer to plain memory). */
 struct dc_cred_io {
 	__u64 q, Q, B, now;		/* in: q_i, Q (after dc_stale_fix), B, clock */
-	__u64 tx;			/* in: port i's tx_bytes (for the drain rule) */
 	__u64 thresh;			/* out: T_i after the arrival */
 	__u32 len, pid, alg, rate_mbps;	/* in */
-	__u32 drain;			/* in: enum dc_cred_drain */
-	__u32 pad2;
 	__u32 x[DC_RF_FEATURES];	/* out: prediction features */
 	__u8 safeguard;			/* out: admitted by the B/N safeguard */
 	__u8 asked;			/* out: the model was evaluated */
 	__u8 nomodel;			/* out: a prediction was due, no model: admitted */
-	__u8 pad[5];
+	__u8 drain;			/* in: enum dc_cred_drain */
+	__u8 pad[4];
 };
 
 /*
@@ -300,6 +298,7 @@ __noinline int dc_cred_path(struct dc_cred_io *o)
 	struct dc_cred_in ci;
 	struct dc_sw_cred *c;
 	__u32 zero = 0, slot, pid;
+	__u64 tx = 0;
 	enum dc_verdict v;
 	bool ask;
 
@@ -318,11 +317,18 @@ __noinline int dc_cred_path(struct dc_cred_io *o)
 			m = NULL;
 	}
 	pid = o->pid & (DC_SW_PORTS_MAX - 1);
-	{
-		struct dc_vlqd_obs oi = { .tx_bytes = o->tx, .q_bytes = o->q };
+	/* the departure rules read the port's tx_bytes here, not through
+	 * dc_cred_io: dc_sw_admit's frame has no 8 bytes to spare under 6.1's
+	 * 512-byte limit for the whole call chain */
+	if (o->drain != DC_DRAIN_TIME) {
+		const struct dc_sw_port *p;
+		__u32 key = pid;
 
-		ci.T = dc_vlqd_update(c, pid, o->rate_mbps, o->B, o->len, o->now, o->drain, &oi);
+		p = bpf_map_lookup_elem(&dc_sw_port, &key);
+		if (p)
+			tx = p->tx_bytes;
 	}
+	ci.T = dc_vlqd_update(c, pid, o->rate_mbps, o->B, o->len, o->now, o->drain, tx, o->q);
 	dc_cred_features(c, pid, o->q, o->Q, period, o->now, o->x);
 	ci.q = o->q;
 	ci.Q = o->Q;
@@ -486,8 +492,7 @@ int dc_sw_admit(struct xdp_md *ctx)
 		co.pid = pid;
 		co.alg = alg;
 		co.rate_mbps = port->rate_mbps;
-		co.tx = port->tx_bytes;
-		co.drain = cfg->cred_drain;
+		co.drain = (__u8)cfg->cred_drain;
 		v = (enum dc_verdict)dc_cred_path(&co);
 		thresh = co.thresh;
 	} else {

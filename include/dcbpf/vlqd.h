@@ -52,8 +52,8 @@ struct dc_vlqd_obs {
  *           sends at line rate (rate × time), at least what really left.
  * A departure counter behind drain_tx[i] (qdisc replaced) counts as none.
  */
-DC_INLINE void dc_vlqd_drain(struct dc_sw_cred *c, __u32 i, __u64 now, __u32 mode,
-			     const struct dc_vlqd_obs *o)
+DC_INLINE void dc_vlqd_drain(struct dc_sw_cred *c, __u32 i, __u64 now, __u32 mode, __u64 tx,
+			     __u64 q)
 {
 	__u64 last, sent, dep;
 	bool timed;
@@ -62,14 +62,14 @@ DC_INLINE void dc_vlqd_drain(struct dc_sw_cred *c, __u32 i, __u64 now, __u32 mod
 	last = c->drain_ns[i];
 	if (now <= last)
 		return;
-	dep = o->tx_bytes > c->drain_tx[i] ? o->tx_bytes - c->drain_tx[i] : 0;
+	dep = tx > c->drain_tx[i] ? tx - c->drain_tx[i] : 0;
 	if (!last || !c->T_bytes[i]) {
 		/* an empty virtual queue has nothing to send */
 		c->drain_ns[i] = now;
-		c->drain_tx[i] = o->tx_bytes;
+		c->drain_tx[i] = tx;
 		return;
 	}
-	timed = mode == DC_DRAIN_TIME || (mode == DC_DRAIN_HYBRID && !o->q_bytes);
+	timed = mode == DC_DRAIN_TIME || (mode == DC_DRAIN_HYBRID && !q);
 	if (timed) {
 		sent = dc_bytes_in_ns(c->rate_mbps[i], now - last);
 		if (mode == DC_DRAIN_HYBRID && dep > sent)
@@ -79,10 +79,10 @@ DC_INLINE void dc_vlqd_drain(struct dc_sw_cred *c, __u32 i, __u64 now, __u32 mod
 	} else {
 		/* the departures account for the whole gap, so the clock moves
 		 * even when nothing left (a stalled port) */
-		sent = mode == DC_DRAIN_DEPART && !o->q_bytes ? c->T_bytes[i] : dep;
+		sent = mode == DC_DRAIN_DEPART && !q ? c->T_bytes[i] : dep;
 	}
 	c->drain_ns[i] = now;
-	c->drain_tx[i] = o->tx_bytes;
+	c->drain_tx[i] = tx;
 	if (sent)
 		dc_cred_depart(c->T_bytes, &c->gamma_bytes, i, sent);
 }
@@ -92,12 +92,11 @@ DC_INLINE void dc_vlqd_drain(struct dc_sw_cred *c, __u32 i, __u64 now, __u32 mod
 DC_INLINE void dc_vlqd_sync(struct dc_sw_cred *c, __u64 now, __u32 mode,
 			    const struct dc_vlqd_obs *obs)
 {
-	const struct dc_vlqd_obs none = { 0, 0 };
 	__u64 g = 0;
 	__u32 j;
 
 	for (j = 0; j < DC_SW_PORTS_MAX; j++) {
-		dc_vlqd_drain(c, j, now, mode, obs ? &obs[j] : &none);
+		dc_vlqd_drain(c, j, now, mode, obs ? obs[j].tx_bytes : 0, obs ? obs[j].q_bytes : 0);
 		g += c->T_bytes[j];
 	}
 	c->gamma_bytes = g;
@@ -112,16 +111,18 @@ DC_INLINE void dc_vlqd_sync(struct dc_sw_cred *c, __u64 now, __u32 mode,
  *   dc_cred_room_step rounds until it returns other than DC_CRED_MORE
  *   dc_cred_take      if the result is DC_CRED_ROOM
  * dc_vlqd_arrival chains them (host, tests) and returns T_i after it.
- * oi is port i's record; all (host only: the BPF sync reads the port
- * records itself) every port's, for the sync.
+ * tx and q are port i's record (tx_bytes, backlog); all (host only: the
+ * BPF sync reads the port records itself) every port's, for the sync.
+ * Scalars, not a record on the stack: the XDP program's call chain is
+ * near the verifier's 512-byte stack limit.
  */
 DC_INLINE bool dc_vlqd_prepare(struct dc_sw_cred *c, __u32 i, __u32 rate_mbps, __u64 B, __u32 len,
-			       __u64 now, __u32 mode, const struct dc_vlqd_obs *oi,
+			       __u64 now, __u32 mode, __u64 tx, __u64 q,
 			       const struct dc_vlqd_obs *all)
 {
 	i &= DC_SW_PORTS_MAX - 1;
 	c->rate_mbps[i] = rate_mbps;
-	dc_vlqd_drain(c, i, now, mode, oi);
+	dc_vlqd_drain(c, i, now, mode, tx, q);
 	if (c->gamma_bytes + len <= B)
 		return false;
 #ifdef __bpf__
@@ -136,10 +137,9 @@ DC_INLINE bool dc_vlqd_prepare(struct dc_sw_cred *c, __u32 i, __u32 rate_mbps, _
 DC_INLINE __u64 dc_vlqd_arrival(struct dc_sw_cred *c, __u32 i, __u32 rate_mbps, __u64 B,
 				__u32 len, __u64 now, __u32 mode, const struct dc_vlqd_obs *all)
 {
-	const struct dc_vlqd_obs none = { 0, 0 };
-
 	i &= DC_SW_PORTS_MAX - 1;
-	if (dc_vlqd_prepare(c, i, rate_mbps, B, len, now, mode, all ? &all[i] : &none, all))
+	if (dc_vlqd_prepare(c, i, rate_mbps, B, len, now, mode, all ? all[i].tx_bytes : 0,
+			    all ? all[i].q_bytes : 0, all))
 		dc_cred_arrival(c->T_bytes, &c->gamma_bytes, DC_SW_PORTS_MAX, i, B, len);
 	else
 		dc_cred_take(c->T_bytes, &c->gamma_bytes, i, len);
