@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Credence and FollowLQD in the data plane: the virtual LQD of
- * struct dc_sw_cred (include/dcbpf/switch.h) driven by real time, and the
- * prediction's EWMA features.  The per-arrival decision itself is the
- * shared core in admit.h (dc_cred_arrival, dc_cred_decide); this header
+ * struct dc_sw_cred (include/dcbpf/switch.h) driven by real time and the
+ * real ports' departures, and the prediction's EWMA features.  The
+ * per-arrival decision itself is the shared core in admit.h
+ * (dc_cred_arrival, dc_cred_decide); this header
  * only adds what a timeslot-free data plane needs around it.  Pure and
  * host-testable (tests/unit/test_vlqd.c); bpf/switch.bpf.c calls it.
  *
@@ -12,9 +13,9 @@
  * drains by rate × elapsed time, by the real port's departures, or by the
  * departures while the real queue is backlogged and time otherwise
  * (dc_sw_cfg.cred_drain, dc_vlqd_drain), lazily: the arriving packet's
- * own queue on every arrival, all queues only when the virtual buffer looks full
- * (Γ + len > B), which is the only time the other queues' lengths matter
- * (to pick the virtual LQD's victim).  That sweep also recounts Γ = Σ T_i
+ * own queue on every arrival, all queues only when the virtual buffer
+ * looks full (Γ + len > B), which is the only time the other queues'
+ * lengths matter (to pick the virtual LQD's victim).  That sweep also recounts Γ = Σ T_i
  * from scratch, so updates lost to concurrent CPUs (no lock, see
  * "Races") cannot accumulate.
  */
