@@ -25,13 +25,14 @@
 struct dc_sync_ctx {
 	struct dc_sw_cred *c;
 	__u64 now, g;
+	__u32 mode;
 };
 
 static long dc_sync_port(__u32 j, void *data);
 
-#define DC_VLQD_SYNC(c, now)                                                    \
+#define DC_VLQD_SYNC(c, now, mode)                                              \
 	do {                                                                    \
-		struct dc_sync_ctx sx = { .c = (c), .now = (now) };             \
+		struct dc_sync_ctx sx = { .c = (c), .now = (now), .mode = (mode) }; \
 		bpf_loop(DC_SW_PORTS_MAX, dc_sync_port, &sx, 0);                \
 		(c)->gamma_bytes = sx.g;                                        \
 	} while (0)
@@ -43,11 +44,23 @@ static long dc_sync_port(__u32 j, void *data)
 {
 	struct dc_sync_ctx *x = data;
 	struct dc_sw_cred *c = x->c;
+	struct dc_sw_port *p;
+	__u64 tx = 0, q = 0;
+	__u32 key = j;
 
 	if (!c)
 		return 1;
 	j &= DC_SW_PORTS_MAX - 1;
-	dc_vlqd_drain(c, j, x->now);
+	/* the time rule needs no port record: skip the lookup.  A copy as
+	 * the key: j itself on the stack would lose its bound. */
+	if (x->mode != DC_DRAIN_TIME) {
+		p = bpf_map_lookup_elem(&dc_sw_port, &key);
+		if (p) {
+			tx = p->tx_bytes;
+			q = p->qlen_bytes;
+		}
+	}
+	dc_vlqd_drain(c, j, x->now, x->mode, tx, q);
 	x->g += c->T_bytes[j];
 	return 0;
 }
@@ -240,12 +253,13 @@ static long dc_room_round(__u32 k, void *data)
 
 /* FollowLQD's update (vlqd.h dc_vlqd_arrival with the search in bpf_loop). */
 static __always_inline __u64 dc_vlqd_update(struct dc_sw_cred *c, __u32 i, __u32 rate_mbps,
-					    __u64 B, __u32 len, __u64 now)
+					    __u64 B, __u32 len, __u64 now, __u32 mode, __u64 tx,
+					    __u64 q)
 {
 	struct dc_room_ctx x = { .c = c, .B = B, .i = i, .len = len, .r = DC_CRED_ROOM };
 
 	i &= DC_SW_PORTS_MAX - 1;
-	if (dc_vlqd_prepare(c, i, rate_mbps, B, len, now)) {
+	if (dc_vlqd_prepare(c, i, rate_mbps, B, len, now, mode, tx, q, NULL)) {
 		x.r = DC_CRED_MORE;
 		bpf_loop(DC_SW_PORTS_MAX + 1, dc_room_round, &x, 0);
 	}
@@ -264,7 +278,8 @@ struct dc_cred_io {
 	__u8 safeguard;			/* out: admitted by the B/N safeguard */
 	__u8 asked;			/* out: the model was evaluated */
 	__u8 nomodel;			/* out: a prediction was due, no model: admitted */
-	__u8 pad[5];
+	__u8 drain;			/* in: enum dc_cred_drain */
+	__u8 pad[4];
 };
 
 /*
@@ -283,6 +298,7 @@ __noinline int dc_cred_path(struct dc_cred_io *o)
 	struct dc_cred_in ci;
 	struct dc_sw_cred *c;
 	__u32 zero = 0, slot, pid;
+	__u64 tx = 0;
 	enum dc_verdict v;
 	bool ask;
 
@@ -301,7 +317,18 @@ __noinline int dc_cred_path(struct dc_cred_io *o)
 			m = NULL;
 	}
 	pid = o->pid & (DC_SW_PORTS_MAX - 1);
-	ci.T = dc_vlqd_update(c, pid, o->rate_mbps, o->B, o->len, o->now);
+	/* the departure rules read the port's tx_bytes here, not through
+	 * dc_cred_io: dc_sw_admit's frame has no 8 bytes to spare under 6.1's
+	 * 512-byte limit for the whole call chain */
+	if (o->drain != DC_DRAIN_TIME) {
+		const struct dc_sw_port *p;
+		__u32 key = pid;
+
+		p = bpf_map_lookup_elem(&dc_sw_port, &key);
+		if (p)
+			tx = p->tx_bytes;
+	}
+	ci.T = dc_vlqd_update(c, pid, o->rate_mbps, o->B, o->len, o->now, o->drain, tx, o->q);
 	dc_cred_features(c, pid, o->q, o->Q, period, o->now, o->x);
 	ci.q = o->q;
 	ci.Q = o->Q;
@@ -465,6 +492,7 @@ int dc_sw_admit(struct xdp_md *ctx)
 		co.pid = pid;
 		co.alg = alg;
 		co.rate_mbps = port->rate_mbps;
+		co.drain = (__u8)cfg->cred_drain;
 		v = (enum dc_verdict)dc_cred_path(&co);
 		thresh = co.thresh;
 	} else {

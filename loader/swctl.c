@@ -53,7 +53,7 @@ static __u64 mono_ns(void);
 
 /* ---- parameters ---------------------------------------------------------- */
 
-enum { SW_K_ALG = 100, SW_K_DSCP, SW_K_FIRST_RTT };
+enum { SW_K_ALG = 100, SW_K_DSCP, SW_K_FIRST_RTT, SW_K_DRAIN };
 
 struct sw_param {
 	const char *name;
@@ -85,6 +85,9 @@ static const struct sw_param sw_params[] = {
 	  "mark CE on ECN-capable IPv4 packets when their queue exceeds K; 0 = off" },
 	{ "abm_period_us", DC_K_U32, SOFF(abm_period_us), 10, 1000000, 0, "µs",
 	  "period of ABM's n_p and drain-rate update" },
+	{ "cred_drain", SW_K_DRAIN, SOFF(cred_drain), 0, DC_DRAIN_MAX - 1, 0, "-",
+	  "how Credence's and FollowLQD's virtual queues drain: time (× port rate), departures "
+	  "(of the real port) or hybrid (departures while the real queue is backlogged, time while idle)" },
 	{ "dscp", SW_K_DSCP, SOFF(dscp_prio), 0, DC_SW_PRIOS - 1, 64, "-",
 	  "priority of DSCP D (dscp.D, D 0-63); default D >> 3" },
 	{ "first_rtt", SW_K_FIRST_RTT, SOFF(dscp_prio), 0, 1, 64, "-",
@@ -102,6 +105,7 @@ void dc_sw_cfg_defaults(struct dc_sw_cfg *c)
 	c->ecn_k_bytes = 0;
 	c->abm_period_us = DC_DEFAULT_ABM_PERIOD_US;
 	c->alpha_first_rtt_q16 = DC_DEFAULT_ALPHA_FIRST_RTT_Q16;
+	c->cred_drain = DC_DRAIN_HYBRID;	/* docs/admission.md, "Drain rule" */
 	for (i = 0; i < DC_SW_PRIOS; i++)
 		c->alpha_q16[i] = DC_DEFAULT_ALPHA_Q16;
 	/* class selector → priority; the host marks first-RTT packets by
@@ -110,6 +114,8 @@ void dc_sw_cfg_defaults(struct dc_sw_cfg *c)
 		c->dscp_prio[i] = (__u8)(((i >> 3) & DC_SW_DSCP_PRIO_MASK) |
 					 (i & 1 ? DC_SW_DSCP_FIRST_RTT : 0));
 }
+
+static const char *const drain_names[DC_DRAIN_MAX] = { "time", "departures", "hybrid" };
 
 static const char *const alg_names[DC_ALG_MAX] = { "cs", "dt", "abm", "lqd", "credence",
 						      "followlqd" };
@@ -129,6 +135,8 @@ static void sw_range(const struct sw_param *sp, char *buf, size_t len)
 
 	if (sp->kind == SW_K_ALG)
 		snprintf(buf, len, "cs, dt, abm, credence or followlqd");
+	else if (sp->kind == SW_K_DRAIN)
+		snprintf(buf, len, "time, departures or hybrid");
 	else if (sp->kind == SW_K_FIRST_RTT)
 		snprintf(buf, len, "0 or 1");
 	else
@@ -196,6 +204,15 @@ static int sw_param_apply(const struct sw_param *sp, int index, const char *text
 			 "unknown algorithm");
 		return -1;
 	}
+	if (sp->kind == SW_K_DRAIN) {
+		for (i = 0; i < DC_DRAIN_MAX; i++)
+			if (!strcmp(text, drain_names[i])) {
+				cfg->cred_drain = i;
+				return 0;
+			}
+		snprintf(why, whylen, "unknown drain rule (time, departures or hybrid)");
+		return -1;
+	}
 	if (sp->kind == SW_K_FIRST_RTT)
 		p.kind = DC_K_BOOL;
 	if (dc_param_parse(&p, text, &v, why, whylen))
@@ -230,6 +247,9 @@ static void sw_param_format(const struct sw_param *sp, int index, const struct d
 	switch (sp->kind) {
 	case SW_K_ALG:
 		snprintf(buf, len, "%s", cfg->alg < DC_ALG_MAX ? alg_names[cfg->alg] : "?");
+		return;
+	case SW_K_DRAIN:
+		snprintf(buf, len, "%s", cfg->cred_drain < DC_DRAIN_MAX ? drain_names[cfg->cred_drain] : "?");
 		return;
 	case SW_K_DSCP:
 		snprintf(buf, len, "%u", cfg->dscp_prio[index] & DC_SW_DSCP_PRIO_MASK);
@@ -946,7 +966,19 @@ static int cmd_status(const char *pin_dir, bool json, struct jw *j, int argc, ch
 		}
 		/* the record is as of each port's last arrival: drain it to now
 		 * the way the next arrival would (include/dcbpf/vlqd.h) */
-		dc_vlqd_sync(&cr, mono_ns());
+		{
+			struct dc_vlqd_obs obs[DC_SW_PORTS_MAX];
+			struct dc_sw_port p;
+			__u32 k;
+
+			memset(obs, 0, sizeof(obs));
+			for (k = 0; k < DC_SW_PORTS_MAX; k++)
+				if (!bpf_map_lookup_elem(s.port, &k, &p)) {
+					obs[k].tx_bytes = p.tx_bytes;
+					obs[k].q_bytes = p.qlen_bytes;
+				}
+			dc_vlqd_sync(&cr, mono_ns(), cfg.cred_drain, obs);
+		}
 	}
 	if (json) {
 		jw_obj(j, NULL);
@@ -969,6 +1001,7 @@ static int cmd_status(const char *pin_dir, bool json, struct jw *j, int argc, ch
 		jw_u64(j, "model_depth", model_loaded ? model.depth : 0);
 		jw_u64(j, "model_ewma_period_ns", model_loaded ? model.ewma_period_ns : 0);
 		jw_u64(j, "vlqd_gamma_bytes", cr.gamma_bytes);
+		jw_str(j, "cred_drain", cfg.cred_drain < DC_DRAIN_MAX ? drain_names[cfg.cred_drain] : "?");
 		jw_u64(j, "ev_sample_every", cfg.ev_sample_every);
 		jw_u64(j, "ev_drops", cfg.ev_drops);
 		jw_arr(j, "ports");
@@ -988,7 +1021,8 @@ static int cmd_status(const char *pin_dir, bool json, struct jw *j, int argc, ch
 		else
 			printf("credence model: none loaded (credence admits where it would ask: FollowLQD + safeguard)\n");
 		if (cred)
-			printf("virtual LQD: Γ = %llu bytes\n", (unsigned long long)cr.gamma_bytes);
+			printf("virtual LQD: Γ = %llu bytes, drain %s\n", (unsigned long long)cr.gamma_bytes,
+			       cfg.cred_drain < DC_DRAIN_MAX ? drain_names[cfg.cred_drain] : "?");
 		printf("%-4s %-15s %6s %10s %6s %10s %10s %6s %12s %10s %10s %10s %8s", "port", "ifname",
 		       "mbps", "qlen_B", "pkts", "T_now_B", "T_last_B", "gamma", "tx_bytes", "admit",
 		       "drop_thr", "drop_full", "ecn");

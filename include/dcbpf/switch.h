@@ -90,6 +90,16 @@ struct dc_sw_cfg {
 	__u8 dscp_prio[64];		/* DSCP → priority | DC_SW_DSCP_FIRST_RTT */
 	__u32 ev_sample_every;		/* emit 1 in N arrivals to dc_sw_events; 0 = none */
 	__u32 ev_drops;			/* 1 = emit every admission drop */
+	__u32 cred_drain;		/* enum dc_cred_drain: how the virtual queues drain */
+};
+
+/* How Credence's and FollowLQD's virtual queues T_i drain (dc_sw_cfg.cred_drain,
+ * include/dcbpf/vlqd.h, docs/admission.md "Drain rule").  Append only. */
+enum dc_cred_drain {
+	DC_DRAIN_TIME = 0,	/* elapsed time × configured port rate */
+	DC_DRAIN_DEPART = 1,	/* the real departures; T_i emptied when the real queue is */
+	DC_DRAIN_HYBRID = 2,	/* real departures while backlogged, time × rate while idle */
+	DC_DRAIN_MAX
 };
 
 struct dc_sw_port {
@@ -133,9 +143,10 @@ struct dc_sw_meta {
 /*
  * Credence / FollowLQD state (dc_sw_cred, key 0).  T_bytes[i] is the
  * virtual LQD's queue i (the threshold T_i), gamma_bytes Γ = Σ T_i.
- * Each T_i drains at its port's rate from drain_ns[i] on (elapsed time ×
- * rate, docs/admission.md).  The EWMA features average the arriving
- * packets' q_i and Q over the model's ewma_period_ns.
+ * Each T_i drains from drain_ns[i] (and the port's tx_bytes drain_tx[i])
+ * on, by the rule dc_sw_cfg.cred_drain (docs/admission.md, "Drain
+ * rule").  The EWMA features average the arriving packets' q_i and Q
+ * over the model's ewma_period_ns.
  */
 struct dc_sw_cred {
 	__u64 T_bytes[DC_SW_PORTS_MAX];
@@ -147,6 +158,7 @@ struct dc_sw_cred {
 	__u32 occ_ewma_bytes;			/* EWMA(Q) */
 	__u32 pad;
 	__u32 rate_mbps[DC_SW_PORTS_MAX];	/* copied from dc_sw_port by XDP */
+	__u64 drain_tx[DC_SW_PORTS_MAX];	/* port's tx_bytes when T_i last drained */
 };
 
 /* dc_sw_event.flags */

@@ -41,8 +41,9 @@ run_experiment() {
 	fabric_on_exit cleanup
 	credfab_build || { echo "credence_fabric: fabric failed" >&2; exit 1; }
 	plist=$(IFS=,; echo "${PORTS[*]}")
+	# DRAIN=time|departures|hybrid: Credence's drain rule (default: the switch's)
 	"${D[@]}" switch up "$SW" --netns "$SWNS" --ports "$plist" --rate-mbps "$RATE" buffer_bytes=$B \
-		alg=dt >/dev/null || exit 1
+		alg=dt ${DRAIN:+cred_drain=$DRAIN} >/dev/null || exit 1
 	fabric_bg "${RNS[1]}" sh -c 'exec iperf3 -s -p 5201 >/dev/null 2>&1'
 	fabric_bg "${RNS[0]}" sh -c "exec '$BUILD/tools/incast' sink -p 5999 >/dev/null 2>&1"
 	fabric_wait_port "${RNS[1]}" 5201 && fabric_wait_port "${RNS[0]}" 5999 || exit 1
@@ -79,12 +80,27 @@ run_experiment() {
 			"${D[@]}" set "sw.$SW.alg=$alg" >/dev/null || exit 1
 			sleep 0.2
 			d0=$(drops)
+			# TRACE=1: the drops (q_i, Q, threshold, frame bytes) and the incast
+			# port's TBF counters every 20 ms, to compare q_i with T_i and the
+			# real departure rate with the configured one.
+			local tp=() sp=()
+			if [ "${TRACE:-0}" = 1 ]; then
+				"${D[@]}" trace --switch "$SW" --csv --duration $((LONG_S + 1)) \
+					>"$RAW/drops_${alg}_$r.csv" 2>/dev/null &
+				tp=($!)
+				(end=$((SECONDS + LONG_S)); while [ $SECONDS -lt $end ]; do
+					echo "$(date +%s%N) $(tc -n "$SWNS" -s qdisc show dev "${PORTS[$P_IN]}" |
+						awk '/Sent/ { print $2 } / backlog/ { print $2 }' | tr '\n' ' ')"
+					sleep 0.02; done) >"$RAW/tbf_${alg}_$r.txt" &
+				sp=($!)
+			fi
 			fabric_exec "${SNS[4]}" iperf3 -c "${RIP[1]}" -p 5201 -t "$LONG_S" -J >"$RAW/lf_${alg}_$r.json" 2>&1 &
 			lf=$!
 			sleep 1
 			"$BUILD/tools/incast" client -d "${RIP[0]}" -p 5999 -n "$ns" -f 4 -s 150000 -r "$INCAST" \
 				-g 200 -t 30 >"$RAW/ic_${alg}_$r.json" 2>"$RAW/ic_${alg}_$r.err"
 			wait "$lf"
+			[ ${#tp[@]} -gt 0 ] && { kill "${tp[0]}" 2>/dev/null; wait "${tp[0]}" "${sp[0]}"; }
 			d1=$(drops)
 			tput=$(jq -r '.end.sum_received.bits_per_second // 0' "$RAW/lf_${alg}_$r.json")
 			jq -r --arg a "$alg" --arg r "$r" --arg t "$tput" --arg d "$((d1 - d0))" \

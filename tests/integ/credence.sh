@@ -102,6 +102,21 @@ grep -q "credence model: 4 trees, depth 4" "$LOG/status.txt" && grep -q "pred_as
 	t_pass "credence: switch status shows the model and the prediction counters" ||
 	t_fail "credence: switch status shows the model" "$(head -n 4 "$LOG/status.txt" | tr '\n' '|')"
 
+# --- the drain rule: hybrid by default, switchable live, a bad value refused ----------
+dr0=$("${D[@]}" --json switch status "$SW" | jq -r .cred_drain)
+"${D[@]}" set "sw.$SW.cred_drain=time" >/dev/null 2>&1
+dr1=$("${D[@]}" --json switch status "$SW" | jq -r .cred_drain)
+"${D[@]}" set "sw.$SW.cred_drain=fastest" >/dev/null 2>"$LOG/drain_bad.err"
+bad_rc=$?
+dr2=$("${D[@]}" --json switch status "$SW" | jq -r .cred_drain)
+"${D[@]}" set "sw.$SW.cred_drain=hybrid" >/dev/null 2>&1
+if [ "$dr0" = hybrid ] && [ "$dr1" = time ] && [ "$bad_rc" = 2 ] && [ "$dr2" = time ] &&
+	grep -q "time, departures or hybrid" "$LOG/drain_bad.err"; then
+	t_pass "credence: cred_drain is hybrid by default, set live to time, an unknown rule refused (exit 2, unchanged)"
+else
+	t_fail "credence: cred_drain" "default $dr0, after set $dr1, bad rc $bad_rc → $dr2: $(cat "$LOG/drain_bad.err")"
+fi
+
 # --- drop trace, then capture, each while an incast runs (one ring consumer at a time) ----
 "${D[@]}" trace --switch "$SW" --csv --count 20 --duration 8 >"$LOG/drops.csv" 2>"$LOG/drops.err" &
 TR_PID=$!

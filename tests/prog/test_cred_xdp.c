@@ -55,6 +55,34 @@ static void set_T(__u64 t0, __u64 t1, __u64 drain_ago_ns)
 	bpf_map_update_elem(cred_fd, &zero, &c, BPF_ANY);
 }
 
+/* Departure counters of ports 0 and 1 where T_i last drained: far from
+ * 0, so a counter behind them would read as a replaced qdisc. */
+#define TX0 5000000ULL
+#define TX1 7000000ULL
+
+static void set_drain_tx(__u64 tx0, __u64 tx1)
+{
+	struct dc_sw_cred c;
+	__u32 zero = 0;
+
+	bpf_map_lookup_elem(cred_fd, &zero, &c);
+	c.drain_tx[0] = tx0;
+	c.drain_tx[1] = tx1;
+	bpf_map_update_elem(cred_fd, &zero, &c, BPF_ANY);
+}
+
+/* Port record as the tracker would leave it: backlog q, tx_bytes, fresh. */
+static void set_port(__u32 id, __u64 q, __u64 tx)
+{
+	struct dc_sw_port p;
+
+	bpf_map_lookup_elem(f.port, &id, &p);
+	p.qlen_bytes = q;
+	p.tx_bytes = tx;
+	p.last_ns = mono_ns();
+	bpf_map_update_elem(f.port, &id, &p, BPF_ANY);
+}
+
 static struct dc_sw_cred get_cred(void)
 {
 	struct dc_sw_cred c;
@@ -146,6 +174,7 @@ int main(void)
 {
 	struct dc_sw_counters c0, c1;
 	int d, a, k;
+	__u64 t0;
 
 	if (geteuid()) {
 		bool ci = getenv("CI") && !strcmp(getenv("CI"), "true");
@@ -315,6 +344,67 @@ int main(void)
 		      "Γ %llu T0 %llu T1 %llu", (unsigned long long)c.gamma_bytes,
 		      (unsigned long long)c.T_bytes[0], (unsigned long long)c.T_bytes[1]);
 	}
+
+	/* Drain by departures (cred_drain=hybrid and departures): exact
+	 * amounts, whatever the run's timing, since the port records say what
+	 * left.  Port 1 sent 3 000 bytes in 200 µs (the rate would allow 25 000). */
+	f.c.cred_drain = DC_DRAIN_HYBRID;
+	swfix_cfg(&f);
+
+	set_T(0, 50000, 200000);
+	set_port(1, 40000, TX1 + 3000);
+	set_drain_tx(TX0, TX1);
+	run();
+	CHECK_EQ("hybrid: a backlogged port drains T_i by its departures (50 000 − 3 000 + 1 000)",
+		 get_cred().T_bytes[1], 48000);
+	/* a stalled backlogged port (no departures) keeps T_i ... */
+	t0 = mono_ns();
+	set_T(0, 50000, 200000);
+	set_port(1, 40000, TX1);
+	set_drain_tx(TX0, TX1);
+	run();
+	{
+		struct dc_sw_cred c = get_cred();
+
+		CHECK("hybrid: a backlogged port with no departures keeps T_i, the drain clock moves on",
+		      c.T_bytes[1] == 51000 && c.drain_ns[1] >= t0 &&
+		      c.drain_tx[1] == TX1, "T1 %llu", (unsigned long long)c.T_bytes[1]);
+	}
+	/* ... and an idle one drains by time × rate (≥ 25 000 in 200 µs) */
+	set_T(0, 50000, 200000);
+	set_port(1, 0, TX1);
+	set_drain_tx(TX0, TX1);
+	run();
+	CHECK("hybrid: an idle port drains T_i by time × rate (50 000 − ≥ 25 000 + 1 000)",
+	      get_cred().T_bytes[1] <= 26000, "T1 %llu", (unsigned long long)get_cred().T_bytes[1]);
+	/* the sync (Γ + len > B) drains every port by its own departures:
+	 * port 0 sent 10 000 → T0 50 000, then room for port 1 without a victim */
+	set_T(60000, 39500, 200000);
+	set_port(0, 30000, TX0 + 10000);
+	set_port(1, 40000, TX1);
+	set_drain_tx(TX0, TX1);
+	run();
+	{
+		struct dc_sw_cred c = get_cred();
+
+		CHECK("hybrid: the sync drains the other ports by their departures (T0 50 000, T1 40 500)",
+		      c.T_bytes[0] == 50000 && c.T_bytes[1] == 40500 && c.gamma_bytes == 90500,
+		      "T0 %llu T1 %llu Γ %llu", (unsigned long long)c.T_bytes[0],
+		      (unsigned long long)c.T_bytes[1], (unsigned long long)c.gamma_bytes);
+	}
+	/* departures: the real queue empty → T_i emptied before the arrival */
+	f.c.cred_drain = DC_DRAIN_DEPART;
+	swfix_cfg(&f);
+	set_T(0, 50000, 200000);
+	set_port(1, 0, TX1 + 3000);
+	set_drain_tx(TX0, TX1);
+	run();
+	CHECK_EQ("departures: an empty real queue empties T_i (only the arrival remains)",
+		 get_cred().T_bytes[1], 1000);
+	f.c.cred_drain = DC_DRAIN_TIME;
+	swfix_cfg(&f);
+	set_port(0, 0, 0);
+	swfix_queue(&f, 0, 0, 1, (__u32)DC_Q16_ONE);
 
 	/* Events: every arrival sampled, drops flagged, features carried */
 	{
