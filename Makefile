@@ -185,7 +185,7 @@ $(BUILD)/switch.bpf.o: BPF_CFLAGS += -mcpu=v3
 $(BUILD)/ethereal.bpf.o: BPF_CFLAGS += -mcpu=v3
 # The simulator tests link the engine (libc only).
 # Credence's model file and trainer link with it (libc and libm only).
-SIM_SRCS := loader/sim.c loader/forest.c loader/credtrain.c
+SIM_SRCS := loader/sim.c loader/forest.c loader/credtrain.c loader/json.c
 $(BUILD)/tests/test_sim $(BUILD)/tests/test_credence $(BUILD)/tests/test_forest: $(BUILD)/tests/test_%: tests/unit/test_%.c $(SIM_SRCS) loader/sim.h loader/forest.h loader/cli.h $(HDRS) tests/lib/check.h | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib -iquote loader -fsanitize=undefined -fno-sanitize-recover=all \
 		-o $@ $< $(SIM_SRCS) -lm

@@ -7,7 +7,6 @@
  * docs/credence.md, "Training".
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdint.h>
@@ -16,6 +15,7 @@
 
 #include "cli.h"
 #include "forest.h"
+#include "json.h"
 #include "sim.h"
 
 /* xorshift64*: the trainer's own stream, identical on every host. */
@@ -328,36 +328,6 @@ static void train_usage(FILE *f)
 		"dcbpf sim --help).\n");
 }
 
-/* A JSON string (quotes, backslashes and control characters escaped). */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
-static int parse_u64(const char *s, __u64 *out, __u64 lo, __u64 hi)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || !*s || s[0] == '-' || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 int dc_credence_train_main(int argc, char **argv)
 {
 	enum {
@@ -426,36 +396,36 @@ int dc_credence_train_main(int argc, char **argv)
 			trace = optarg;
 			break;
 		case O_SEED:
-			if (parse_u64(optarg, &tc.seed, 0, UINT64_MAX))
+			if (dc_sim_parse_u64(optarg, &tc.seed, 0, UINT64_MAX))
 				goto badval;
 			break;
 		case O_WSEED:
-			if (parse_u64(optarg, &wl.seed, 0, UINT64_MAX))
+			if (dc_sim_parse_u64(optarg, &wl.seed, 0, UINT64_MAX))
 				goto badval;
 			wseed_set = true;
 			break;
 		case O_TREES:
-			if (parse_u64(optarg, &v, 1, DC_RF_TREES_MAX))
+			if (dc_sim_parse_u64(optarg, &v, 1, DC_RF_TREES_MAX))
 				goto badval;
 			tc.trees = (__u32)v;
 			break;
 		case O_DEPTH:
-			if (parse_u64(optarg, &v, 1, DC_RF_DEPTH_MAX))
+			if (dc_sim_parse_u64(optarg, &v, 1, DC_RF_DEPTH_MAX))
 				goto badval;
 			tc.depth = (__u32)v;
 			break;
 		case O_MINLEAF:
-			if (parse_u64(optarg, &v, 1, 100000000))
+			if (dc_sim_parse_u64(optarg, &v, 1, 100000000))
 				goto badval;
 			tc.min_leaf = (__u32)v;
 			break;
 		case O_MAXF:
-			if (parse_u64(optarg, &v, 1, DC_RF_FEATURES))
+			if (dc_sim_parse_u64(optarg, &v, 1, DC_RF_FEATURES))
 				goto badval;
 			tc.max_features = (__u32)v;
 			break;
 		case O_EWMA:
-			if (parse_u64(optarg, &v, 1, DC_U32_MAX))
+			if (dc_sim_parse_u64(optarg, &v, 1, DC_U32_MAX))
 				goto badval;
 			tc.ewma_period_ns = (__u32)v;
 			break;
@@ -473,7 +443,7 @@ int dc_credence_train_main(int argc, char **argv)
 				goto badval;
 			break;
 		case O_ROUNDS:
-			if (parse_u64(optarg, &v, 1, 8))
+			if (dc_sim_parse_u64(optarg, &v, 1, 8))
 				goto badval;
 			rounds = (__u32)v;
 			break;
@@ -486,12 +456,12 @@ int dc_credence_train_main(int argc, char **argv)
 				goto badval;
 			break;
 		case O_PORTS:
-			if (parse_u64(optarg, &v, 1, DC_SIM_PORTS_MAX))
+			if (dc_sim_parse_u64(optarg, &v, 1, DC_SIM_PORTS_MAX))
 				goto badval;
 			sc.nports = (__u32)v;
 			break;
 		case O_BUF:
-			if (parse_u64(optarg, &sc.buffer, 1, 0xffffffffULL))
+			if (dc_sim_parse_u64(optarg, &sc.buffer, 1, 0xffffffffULL))
 				goto badval;
 			break;
 		case O_MODE:
@@ -503,7 +473,7 @@ int dc_credence_train_main(int argc, char **argv)
 				goto badval;
 			break;
 		case O_SLOTS:
-			if (parse_u64(optarg, &wl.slots, 1, 100000000))
+			if (dc_sim_parse_u64(optarg, &wl.slots, 1, 100000000))
 				goto badval;
 			break;
 		case O_LOAD:
@@ -517,26 +487,26 @@ int dc_credence_train_main(int argc, char **argv)
 				goto badval;
 			break;
 		case O_ISEND:
-			if (parse_u64(optarg, &v, 1, DC_SIM_PORTS_MAX))
+			if (dc_sim_parse_u64(optarg, &v, 1, DC_SIM_PORTS_MAX))
 				goto badval;
 			wl.incast_senders = (__u32)v;
 			break;
 		case O_IPER:
-			if (parse_u64(optarg, &v, 1, 100000000))
+			if (dc_sim_parse_u64(optarg, &v, 1, 100000000))
 				goto badval;
 			wl.incast_period = (__u32)v;
 			break;
 		case O_SLOTB:
-			if (parse_u64(optarg, &v, 1, 1000000))
+			if (dc_sim_parse_u64(optarg, &v, 1, 1000000))
 				goto badval;
 			sc.slot_bytes = (__u32)v;
 			break;
 		case O_SLOTNS:
-			if (parse_u64(optarg, &sc.slot_ns, 1, 1000000000))
+			if (dc_sim_parse_u64(optarg, &sc.slot_ns, 1, 1000000000))
 				goto badval;
 			break;
 		case O_MTU:
-			if (parse_u64(optarg, &v, 64, 65535))
+			if (dc_sim_parse_u64(optarg, &v, 64, 65535))
 				goto badval;
 			wl.mtu = (__u32)v;
 			break;
@@ -669,7 +639,7 @@ int dc_credence_train_main(int argc, char **argv)
 	}
 	if (json) {
 		printf("{\"model\": ");
-		json_str(stdout, out);
+		jw_put_str(stdout, out);
 		printf(", \"arrivals\": %zu, \"samples\": %zu, \"train\": %zu, "
 		       "\"holdout\": %zu, \"lqd_drop_rate\": %.6f, \"sample_drop_rate\": %.6f, "
 		       "\"state\": \"%s\", \"sample_set\": \"%s\", \"state_fate_agrees\": %.6f, "

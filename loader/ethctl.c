@@ -40,6 +40,7 @@
 #include "bpfsys.h"
 #include "cli.h"
 #include "ethctl.h"
+#include "inthost.h"
 #include "ethereal.skel.h"
 #include "eth_leaf.skel.h"
 
@@ -96,23 +97,6 @@ struct opts {
 	long paths, idle_ms, avoid_ms;
 	bool no_links, json;
 };
-
-static int mkdirs(const char *path)
-{
-	char tmp[DC_PATH_LEN * 2];
-	char *p;
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (p = tmp + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		if (mkdir(tmp, 0700) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0700) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
 
 static void ns_dir(char *buf, size_t len, const char *pin_dir, const char *netns)
 {
@@ -321,7 +305,7 @@ static int host_attach(const char *pin_dir, const struct opts *o, const char *if
 			o->cgroup ? o->cgroup : CGROUP_ROOT, strerror(errno));
 		return EXIT_ERR;
 	}
-	err = mkdirs(dir);
+	err = dc_mkdirs(dir);
 	if (err) {
 		fprintf(stderr, "dcbpf ethereal: cannot create %s: %s\n", dir, strerror(-err));
 		goto out;
@@ -485,7 +469,7 @@ static int leaf_attach(const char *pin_dir, const struct opts *o)
 				"first\n", o->netns ? o->netns : "(own)", dir);
 		return EXIT_ERR;
 	}
-	err = mkdirs(dir);
+	err = dc_mkdirs(dir);
 	if (err) {
 		fprintf(stderr, "dcbpf ethereal: cannot create %s: %s\n", dir, strerror(-err));
 		return EXIT_ERR;

@@ -10,7 +10,7 @@ void jw_init(struct jw *j, FILE *f)
 	j->first[0] = true;
 }
 
-static void put_str(FILE *f, const char *s)
+void jw_put_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -32,7 +32,7 @@ static void sep(struct jw *j, const char *key)
 		fputc(',', j->f);
 	j->first[j->depth] = false;
 	if (key) {
-		put_str(j->f, key);
+		jw_put_str(j->f, key);
 		fputc(':', j->f);
 	}
 }
@@ -73,7 +73,7 @@ void jw_end_arr(struct jw *j)
 void jw_str(struct jw *j, const char *key, const char *val)
 {
 	sep(j, key);
-	put_str(j->f, val);
+	jw_put_str(j->f, val);
 }
 
 void jw_u64(struct jw *j, const char *key, __u64 val)

@@ -16,6 +16,8 @@ struct jw {
 };
 
 void jw_init(struct jw *j, FILE *f);
+/* s as a JSON string (quotes, backslashes, control characters escaped) */
+void jw_put_str(FILE *f, const char *s);
 /* key is NULL inside arrays and for the top level */
 void jw_obj(struct jw *j, const char *key);
 void jw_arr(struct jw *j, const char *key);

@@ -845,7 +845,7 @@ static int parse_q16_arg(const char *s, __u32 *out)
 	return *out ? 0 : -1;
 }
 
-static int parse_u64_arg(const char *s, __u64 *out, __u64 lo, __u64 hi)
+int dc_sim_parse_u64(const char *s, __u64 *out, __u64 lo, __u64 hi)
 {
 	char *end;
 	unsigned long long v;
@@ -1038,12 +1038,12 @@ int dc_sim_main(int argc, char **argv)
 			}
 			break;
 		case O_PORTS:
-			if (parse_u64_arg(optarg, &v, 1, DC_SIM_PORTS_MAX))
+			if (dc_sim_parse_u64(optarg, &v, 1, DC_SIM_PORTS_MAX))
 				goto badval;
 			cfg.nports = (__u32)v;
 			break;
 		case O_BUF:
-			if (parse_u64_arg(optarg, &v, 1, 0xffffffffULL))
+			if (dc_sim_parse_u64(optarg, &v, 1, 0xffffffffULL))
 				goto badval;
 			cfg.buffer = v;
 			break;
@@ -1058,28 +1058,28 @@ int dc_sim_main(int argc, char **argv)
 				goto badval;
 			break;
 		case O_ABMP:
-			if (parse_u64_arg(optarg, &v, 1, 1000000))
+			if (dc_sim_parse_u64(optarg, &v, 1, 1000000))
 				goto badval;
 			cfg.abm_period_slots = (__u32)v;
 			break;
 		case O_SLOTB:
-			if (parse_u64_arg(optarg, &v, 1, 1000000))
+			if (dc_sim_parse_u64(optarg, &v, 1, 1000000))
 				goto badval;
 			cfg.slot_bytes = (__u32)v;
 			break;
 		case O_SLOTNS:
-			if (parse_u64_arg(optarg, &slot_ns, 1, 1000000000))
+			if (dc_sim_parse_u64(optarg, &slot_ns, 1, 1000000000))
 				goto badval;
 			break;
 		case O_WL:
 			wl.kind = optarg;
 			break;
 		case O_SEED:
-			if (parse_u64_arg(optarg, &wl.seed, 0, UINT64_MAX))
+			if (dc_sim_parse_u64(optarg, &wl.seed, 0, UINT64_MAX))
 				goto badval;
 			break;
 		case O_SLOTS:
-			if (parse_u64_arg(optarg, &wl.slots, 1, 100000000))
+			if (dc_sim_parse_u64(optarg, &wl.slots, 1, 100000000))
 				goto badval;
 			break;
 		case O_LOAD:
@@ -1093,22 +1093,22 @@ int dc_sim_main(int argc, char **argv)
 				goto badval;
 			break;
 		case O_ISEND:
-			if (parse_u64_arg(optarg, &v, 1, DC_SIM_PORTS_MAX))
+			if (dc_sim_parse_u64(optarg, &v, 1, DC_SIM_PORTS_MAX))
 				goto badval;
 			wl.incast_senders = (__u32)v;
 			break;
 		case O_IPER:
-			if (parse_u64_arg(optarg, &v, 1, 100000000))
+			if (dc_sim_parse_u64(optarg, &v, 1, 100000000))
 				goto badval;
 			wl.incast_period = (__u32)v;
 			break;
 		case O_FRTT:
-			if (parse_u64_arg(optarg, &v, 0, 1000000))
+			if (dc_sim_parse_u64(optarg, &v, 0, 1000000))
 				goto badval;
 			wl.first_rtt_pkts = (__u32)v;
 			break;
 		case O_MTU:
-			if (parse_u64_arg(optarg, &v, 64, 65535))
+			if (dc_sim_parse_u64(optarg, &v, 64, 65535))
 				goto badval;
 			wl.mtu = (__u32)v;
 			break;
@@ -1151,7 +1151,7 @@ int dc_sim_main(int argc, char **argv)
 			break;
 		}
 		case O_PSEED:
-			if (parse_u64_arg(optarg, &cfg.pred_seed, 0, UINT64_MAX))
+			if (dc_sim_parse_u64(optarg, &cfg.pred_seed, 0, UINT64_MAX))
 				goto badval;
 			break;
 		default:

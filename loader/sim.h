@@ -137,6 +137,9 @@ const char *dc_alg_name(__u32 alg);
 int dc_alg_parse(const char *s, __u32 *alg);
 
 /* `dcbpf sim ...` */
+/* A decimal in [lo, hi] (no sign, no trailing text): 0, or -1. */
+int dc_sim_parse_u64(const char *s, __u64 *out, __u64 lo, __u64 hi);
+
 int dc_sim_main(int argc, char **argv);
 
 #endif
