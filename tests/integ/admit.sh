@@ -128,13 +128,20 @@ echo "tracking: ${misses:-recursion_misses 0} samples=$n queued=$big within64k=$
 # --- incast under a given algorithm: max incast queue vs α(B − Q) -------------------
 counters() { "$DCBPF" --pin-dir "$PIN" --json switch status "$SW" |
 	jq -r --argjson p "$1" '.ports[] | select(.port == $p) | "\(.drop_thresh_pkts + .drop_full_pkts) \(.admit_pkts)"'; }
+# Each of the 16 incast flows sends 400 kB a round: slow start from 10
+# segments reaches ~230 kB per flow, several MB in flight against a 1 MB
+# buffer, so the threshold is crossed in every round (150 kB flows crossed
+# it by a few packets and, on a slow run, not at all).  The sampler covers
+# the three rounds with their gaps, at the VM's 100 Mbit/s too.
+INCAST_BYTES=400000
+SAMPLES=$(( (3 * (16 * INCAST_BYTES * 8 / (RATE * 1000) + 200) + 300) / 2 ))
 incast_round() { # ALG ALPHA → max_over, max_q  (worst q − α(B − Q) and largest q of the incast port)
 	local ns
 	ns=$(IFS=,; echo "${SNS[*]:0:4}")
-	"$DCBPF" --pin-dir "$PIN" switch sample "$SW" --count 400 --interval-us 2000 >"$LOG/incast_$1.csv" &
+	"$DCBPF" --pin-dir "$PIN" switch sample "$SW" --count "$SAMPLES" --interval-us 2000 >"$LOG/incast_$1.csv" &
 	local spid=$!
 	sleep 0.1
-	"$BUILD/tools/incast" client -d "${RIP[0]}" -p 5999 -n "$ns" -f 4 -s 150000 -r 3 -g 200 -t 20 \
+	"$BUILD/tools/incast" client -d "${RIP[0]}" -p 5999 -n "$ns" -f 4 -s "$INCAST_BYTES" -r 3 -g 200 -t 20 \
 		>"$LOG/incast_$1.json" 2>&1
 	wait $spid
 	awk -F, -v p="$P_IN" -v a="$2" -v B=$B 'NR > 1 {
