@@ -21,6 +21,10 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Entries dc_eth_flows may hold (dc_eth_flows_cap(): below where the LRU
+ * starts evicting); set by the loader with the map's size.  0: no cap. */
+const volatile __u32 dc_eth_flows_cap_entries = 0;
+
 #define DC_TCP_FIN 0x01
 #define DC_TCP_SYN 0x02
 #define DC_TCP_RST 0x04
@@ -29,14 +33,15 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define DC_ETH_IDLE_MS_DEFAULT 2000
 #define DC_NS_PER_MS 1000000ULL
 
-#define DC_HSTAT(field)                                                   \
+#define DC_HSTAT_ADD(field, n)                                            \
 	do {                                                              \
 		__u32 dc_zero = 0;                                        \
 		struct dc_eth_hcounters *dc_c =                           \
 			bpf_map_lookup_elem(&dc_eth_hstats, &dc_zero);    \
 		if (dc_c)                                                 \
-			__sync_fetch_and_add(&dc_c->field, 1);            \
+			__sync_fetch_and_add(&dc_c->field, (n));          \
 	} while (0)
+#define DC_HSTAT(field) DC_HSTAT_ADD(field, 1)
 
 static __always_inline struct dc_eth_hcfg *dc_eth_cfg(void)
 {
@@ -138,11 +143,26 @@ static int dc_eth_idle_cb(void *map, struct dc_flow_key *key, struct dc_eth_flow
 	}
 	if (dc_eth_flow_release(f))
 		DC_HSTAT(flows_idle);
-	bpf_map_delete_elem(map, key);
+	if (!bpf_map_delete_elem(map, key))
+		DC_HSTAT_ADD(flows_live, -1);
 	return 0;
 }
 
-/* First packet of a flow: pick its uplink, account, start its idle timer. */
+/* Room for one more flow entry without the LRU evicting an open one. */
+static __always_inline bool dc_eth_flows_room(void)
+{
+	struct dc_eth_hcounters *c;
+	__u32 zero = 0;
+
+	if (!dc_eth_flows_cap_entries)
+		return true;
+	c = bpf_map_lookup_elem(&dc_eth_hstats, &zero);
+	return c && c->flows_live < dc_eth_flows_cap_entries;
+}
+
+/* First packet of a flow: pick its uplink, account, start its idle timer.
+ * NULL (the packet goes untagged, to the leaf's ECMP) when the table is at
+ * its cap or the insert failed. */
 static __always_inline struct dc_eth_flow *dc_eth_new_flow(const struct dc_flow_key *key,
 							    const struct dc_eth_hcfg *cfg,
 							    __u32 leaf, __u64 now, __u32 mark)
@@ -154,6 +174,10 @@ static __always_inline struct dc_eth_flow *dc_eth_new_flow(const struct dc_flow_
 	v = bpf_map_lookup_elem(&dc_eth_view, &leaf);
 	if (!v)
 		return NULL;
+	if (!dc_eth_flows_room()) {
+		DC_HSTAT(flows_over_cap);
+		return NULL;
+	}
 	if (cfg->mode == DC_ETH_MODE_SPRAY) {
 		u = bpf_get_prandom_u32() % s;
 	} else {
@@ -172,6 +196,7 @@ static __always_inline struct dc_eth_flow *dc_eth_new_flow(const struct dc_flow_
 			DC_HSTAT(flow_insert_fail);
 		return f;
 	}
+	DC_HSTAT(flows_live);
 	f = bpf_map_lookup_elem(&dc_eth_flows, key);
 	if (!f)
 		return NULL;

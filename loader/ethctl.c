@@ -314,6 +314,10 @@ static int host_attach(const char *pin_dir, const struct opts *o, const char *if
 		LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = dir);
 
 		s = ethereal_bpf__open_opts(&oo);
+		if (s)
+			s->rodata->dc_eth_flows_cap_entries = dc_eth_flows_cap(
+				bpf_map__max_entries(s->maps.dc_eth_flows),
+				(__u32)libbpf_num_possible_cpus());
 		if (!s || ethereal_bpf__load(s)) {
 			fprintf(stderr, "dcbpf ethereal: loading the host programs failed: %s (maps "
 					"pinned in %s with another layout? detach and retry)\n",
@@ -565,7 +569,7 @@ static int leaf_detach(const char *pin_dir, const struct opts *o)
 
 static const char *const hc_names[] = { "pkts_seen", "pkts_tagged", "tag_added", "tag_int",
 	"tag_no_room", "tag_fail", "flows_new", "flows_fin", "flows_idle", "flows_untracked",
-	"flow_insert_fail", "repath_rto", "no_leaf", "ecmp_pkts" };
+	"flow_insert_fail", "repath_rto", "no_leaf", "ecmp_pkts", "flows_live", "flows_over_cap" };
 static const char *const lc_names[] = { "untagged", "steered", "unknown_tag", "uplink_down",
 	"local_dst", "ttl_expired", "fib_fail", "tag_stripped", "strip_fail" };
 
@@ -589,6 +593,8 @@ static int host_status(const char *dir, const char *ns, bool json)
 	int fc = open_pinned(dir, "dc_eth_hcfg"), fv = open_pinned(dir, "dc_eth_view");
 	int fs = open_pinned(dir, "dc_eth_hstats"), ff = open_pinned(dir, "dc_eth_flows");
 	struct dc_flow_key k, nk, *pk = NULL;
+	struct bpf_map_info mi = {};
+	__u32 mil = sizeof(mi), cap = 0;
 	long nflows = 0;
 	bool first = true;
 
@@ -601,14 +607,18 @@ static int host_status(const char *dir, const char *ns, bool json)
 		k = nk;
 		pk = &k;
 	}
+	/* the cap the host program was loaded with (same size, same CPUs) */
+	if (!bpf_obj_get_info_by_fd(ff, &mi, &mil))
+		cap = dc_eth_flows_cap(mi.max_entries, (__u32)libbpf_num_possible_cpus());
 	if (json)
 		printf("{\"netns\":\"%s\",\"mode\":\"%s\",\"paths\":%u,\"idle_ms\":%u,\"avoid_ms\":%u,"
-		       "\"flows\":%ld,\"leaves\":[", ns, c.mode < 3 ? mode_names[c.mode] : "?",
-		       c.n_uplinks, c.idle_ms, c.avoid_ms, nflows);
-	else
-		printf("host %s: mode %s, paths %u, idle %u ms, avoid %u ms, flows %ld\n", ns,
+		       "\"flows\":%ld,\"flows_cap\":%u,\"leaves\":[", ns,
 		       c.mode < 3 ? mode_names[c.mode] : "?", c.n_uplinks, c.idle_ms, c.avoid_ms,
-		       nflows);
+		       nflows, cap);
+	else
+		printf("host %s: mode %s, paths %u, idle %u ms, avoid %u ms, flows %ld (cap %u)\n",
+		       ns, c.mode < 3 ? mode_names[c.mode] : "?", c.n_uplinks, c.idle_ms, c.avoid_ms,
+		       nflows, cap);
 	for (leaf = 0; leaf < DC_ETH_MAX_LEAVES; leaf++) {
 		struct dc_eth_hleaf v = {};
 		__u32 u, any = 0;

@@ -307,6 +307,28 @@ DC_INLINE __u32 dc_eth_parts_of_mark(__u32 mark)
 	return parts > DC_ETH_MAX_UPLINKS ? DC_ETH_MAX_UPLINKS : parts;
 }
 
+/*
+ * How full dc_eth_flows may get.  An LRU hash evicts before it is full:
+ * each CPU keeps a local list of up to DC_LRU_LOCAL_FREE free slots (the
+ * kernel's LOCAL_FREE_TARGET), and a CPU whose refill finds fewer than
+ * that on the shared free list evicts entries to make them up.  An evicted
+ * open flow would keep its weight in the view for good (its timer dies
+ * with it), so the host stops inserting at
+ * max_entries − (ncpus + 1) · DC_LRU_LOCAL_FREE entries (at least half the
+ * table): past that, new flows go untagged and the leaf's ECMP routes them.
+ */
+#define DC_LRU_LOCAL_FREE 128U
+
+DC_INLINE __u32 dc_eth_flows_cap(__u32 max_entries, __u32 ncpus)
+{
+	__u64 margin = ((__u64)ncpus + 1) * DC_LRU_LOCAL_FREE;
+	__u32 half = max_entries / 2;
+
+	if (margin >= max_entries || max_entries - margin < half)
+		return half ? half : 1;
+	return (__u32)(max_entries - margin);
+}
+
 /* Host modes (dc_eth_hcfg.mode). */
 enum dc_eth_mode {
 	DC_ETH_MODE_ECMP = 0,		/* no tag: the leaf's kernel ECMP (L4 hash) decides */
@@ -457,6 +479,8 @@ struct dc_eth_hcounters {
 	__u64 repath_rto;	/* flows moved to another uplink on RTO */
 	__u64 no_leaf;		/* TCP to a destination not in dc_eth_dst */
 	__u64 ecmp_pkts;	/* mode ecmp: passed untagged */
+	__u64 flows_live;	/* gauge: entries in dc_eth_flows (inserted − deleted) */
+	__u64 flows_over_cap;	/* new flows sent untagged: the table was at its cap */
 };
 
 /* Leaf: uplink a tag maps to (dc_eth_up, array by tag). */

@@ -517,6 +517,7 @@ static void test_idle(void)
 	      "still there after 1 s");
 	CHECK_EQ("eth idle: its weight released", v.up.load[0], 0);
 	CHECK_EQ("eth idle: released once, counted", c1.flows_idle - c0.flows_idle, 1);
+	CHECK_EQ("eth idle: the deleted entry leaves the live gauge", c1.flows_live, c0.flows_live);
 	/* a flow released by FIN is only deleted by the timer, not released again */
 	build(&in, A, B, 40051, 5201, 0, TCP_SYN, 0, 64, NULL, 0, 6);
 	run(fd, &in, &out);
@@ -531,6 +532,90 @@ static void test_idle(void)
 	      !flow(A, B, 40051, 5201, &f) && c1.flows_idle == c0.flows_idle && v.up.load[0] == 0,
 	      "idle %llu load %llu", (unsigned long long)(c1.flows_idle - c0.flows_idle),
 	      (unsigned long long)v.up.load[0]);
+}
+
+/*
+ * A full flow table: a second host object with a 1024-entry dc_eth_flows.
+ * New flows stop being tracked at the cap (below where the LRU would
+ * evict), go untagged and unchanged, and are counted; no open flow is
+ * evicted, so the view's loads stay the sum of the live flows' weights.
+ */
+static void test_cap(void)
+{
+	struct ethereal_bpf *main_hs = hs, *h2 = ethereal_bpf__open();
+	__u32 max = 1024, ncpu = (__u32)libbpf_num_possible_cpus(), cap, i, tagged = 0, same_n = 0;
+	struct dc_eth_hcounters c;
+	struct dc_flow_key k, nk, *pk = NULL;
+	struct dc_eth_flow f;
+	struct dc_eth_hleaf v;
+	struct pkt in, out;
+	struct bpf_map *m;
+	__u64 sum = 0;
+	long entries = 0;
+
+	cap = dc_eth_flows_cap(max, ncpu);
+	CHECK("eth cap: max − (CPUs + 1) · 128 entries, at least half the table",
+	      dc_eth_flows_cap(1024, 2) == 640 && dc_eth_flows_cap(65536, 2) == 65152 &&
+	      dc_eth_flows_cap(1024, 8) == 512 && dc_eth_flows_cap(256, 4) == 128 &&
+	      dc_eth_flows_cap(1, 1) == 1,
+	      "%u %u %u %u", dc_eth_flows_cap(1024, 2), dc_eth_flows_cap(65536, 2),
+	      dc_eth_flows_cap(1024, 8), dc_eth_flows_cap(256, 4));
+	if (!h2) {
+		CHECK("eth cap: second host object opens", false, "%s", strerror(errno));
+		return;
+	}
+	bpf_object__for_each_map(m, h2->obj)
+		bpf_map__set_pin_path(m, NULL);
+	bpf_map__set_max_entries(h2->maps.dc_eth_flows, max);
+	h2->rodata->dc_eth_flows_cap_entries = cap;
+	if (ethereal_bpf__load(h2)) {
+		CHECK("eth cap: second host object loads", false, "%s", strerror(errno));
+		ethereal_bpf__destroy(h2);
+		return;
+	}
+	hs = h2;
+	{
+		struct dc_eth_dst_key dk = { .prefixlen = 24 };
+		struct dc_eth_dst d = { .leaf = 1 };
+
+		inet_pton(AF_INET, "10.99.1.0", &dk.addr);
+		bpf_map_update_elem(bpf_map__fd(hs->maps.dc_eth_dst), &dk, &d, BPF_ANY);
+	}
+	set_cfg(DC_ETH_MODE_ETHEREAL, 4, 60000, 0);
+	set_loads(1, 0, 0, 0, 0);
+	for (i = 0; i < cap + 50; i++) {
+		build(&in, A, B, (__u16)(10000 + i), 5201, 0, TCP_SYN, 0, 64, NULL, 0, 6);
+		if (run(bpf_program__fd(hs->progs.dc_eth_hout), &in, &out) != TC_NEXT)
+			continue;
+		if (i < cap)
+			tagged += tag_of(&out) >= 1;
+		else
+			same_n += same(&in, &out);
+	}
+	c = hcnt();
+	v = view(1);
+	while (!bpf_map_get_next_key(bpf_map__fd(hs->maps.dc_eth_flows), pk, &nk)) {
+		entries++;
+		k = nk;
+		pk = &k;
+	}
+	for (i = 0; i < 4; i++)
+		sum += v.up.load[i];
+	CHECK_EQ("eth cap: flows up to the cap are tagged", tagged, cap);
+	CHECK_EQ("eth cap: past the cap, new flows leave untagged and unchanged", same_n, 50);
+	CHECK("eth cap: live gauge at the cap, the rest counted",
+	      c.flows_live == cap && c.flows_over_cap == 50 && c.flows_new == cap,
+	      "live %llu over %llu new %llu (cap %u)", (unsigned long long)c.flows_live,
+	      (unsigned long long)c.flows_over_cap, (unsigned long long)c.flows_new, cap);
+	CHECK("eth cap: nothing evicted, the first flow still there",
+	      entries == (long)cap && flow(A, B, 10000, 5201, &f), "%ld entries of cap %u", entries,
+	      cap);
+	CHECK("eth cap: loads are the live flows' weights, balanced",
+	      sum == (__u64)cap * U && v.up.load[0] / U >= cap / 4 && v.up.load[0] / U <= cap / 4 + 1,
+	      "sum %llu (want %llu), uplink 0 %llu", (unsigned long long)sum,
+	      (unsigned long long)cap * U, (unsigned long long)v.up.load[0]);
+	hs = main_hs;
+	ethereal_bpf__destroy(h2);
 }
 
 /*
@@ -826,6 +911,7 @@ int main(void)
 	test_with_int();
 	test_passthrough();
 	test_idle();
+	test_cap();
 	set_cfg(DC_ETH_MODE_ETHEREAL, 4, 60000, 0);
 	test_random(bpf_program__fd(hs->progs.dc_eth_hout), "host egress", 0);
 	set_cfg(DC_ETH_MODE_SPRAY, 4, 60000, 0);
