@@ -8,7 +8,9 @@
 #ifndef DCBPF_MAPS_DCTCP_H
 #define DCBPF_MAPS_DCTCP_H
 
-/* Totals over every connection using dctcp (atomic adds). */
+/* Totals over every connection using dctcp, one copy per CPU (summed by
+ * readers): written on every ACK, a shared copy would bounce its cache
+ * line between the CPUs handling different flows. */
 struct dc_dctcp_stats {
 	__u64 flows;		/* connections initialised */
 	__u64 ecn_flows;	/* of them with ECN negotiated */
@@ -27,7 +29,7 @@ struct dc_dctcp_stats {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct dc_dctcp_stats);

@@ -4,7 +4,7 @@
 #                      left alone); sets DCTCP_ERR on failure
 #   dctcp_unregister   undoes only what dctcp_register did (idempotent);
 #                      callers run it at exit (fabric_on_exit or a trap)
-#   dctcp_stat FIELD   a counter of dc_dctcp_stat (maps/dctcp.h)
+#   dctcp_stat FIELD   a counter of dc_dctcp_stat (maps/dctcp.h), summed over CPUs
 # CC names are global to the machine: hold /tmp/dcbpf-netns.lock around
 # anything that registers one.  Never made a namespace default here.
 # shellcheck shell=bash
@@ -33,5 +33,7 @@ dctcp_unregister() {
 }
 
 dctcp_stat() {
-	bpftool map dump name dc_dctcp_stat -j 2>/dev/null | jq -r ".[0].formatted.value.$1 // 0"
+	# per-CPU copies: the sum
+	bpftool map dump name dc_dctcp_stat -j 2>/dev/null |
+		jq -r "[.[0].formatted.values[]?.value.$1] | add // 0"
 }
