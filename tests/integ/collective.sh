@@ -137,13 +137,14 @@ jq -e 'all(.flows[]; .ms > 0) and .completion_ms >= ([.flows[] | .offset_us / 10
 
 # --- over dctcp (per socket, both ends) -----------------------------------------------
 if dctcp_register; then
-	e0=$(dctcp_stat ecn_flows)
+	e0=$(dctcp_stat ecn_flows) f0=$(dctcp_stat flows)
 	if "$COLL" --leafspine "$LS" --pattern a2a --bytes $BYTES --cc dctcp >"$LOG/a2a-dctcp.json" 2>"$LOG/a2a-dctcp.err" &&
 		bytes_ok "$LOG/a2a-dctcp.json"; then
-		e1=$(dctcp_stat ecn_flows)
+		e1=$(dctcp_stat ecn_flows) f1=$(dctcp_stat flows)
 		[ $((e1 - e0)) = $((2 * N * 5)) ] &&
 			t_pass "collective: a2a over dctcp: $((e1 - e0)) ECN sockets (both ends of $((N * 5)) connections)" ||
-			t_fail "collective: a2a over dctcp negotiates ECN" "ecn_flows +$((e1 - e0)), want $((2 * N * 5))"
+			t_fail "collective: a2a over dctcp negotiates ECN" \
+				"ecn_flows +$((e1 - e0)) of flows +$((f1 - f0)), want $((2 * N * 5))"
 	else
 		t_fail "collective: a2a over dctcp" "$(cat "$LOG/a2a-dctcp.err")"
 	fi

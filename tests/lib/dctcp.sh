@@ -33,7 +33,12 @@ dctcp_unregister() {
 }
 
 dctcp_stat() {
-	# per-CPU copies: the sum
-	bpftool map dump name dc_dctcp_stat -j 2>/dev/null |
+	# The newest map of that name is the current registration's: sockets of
+	# an earlier one keep its struct_ops, and with it its map, alive until
+	# they close.  Per-CPU copies: the sum.
+	local id
+	id=$(bpftool map show -j 2>/dev/null | jq '[.[] | select(.name == "dc_dctcp_stat") | .id] | max // empty')
+	[ -n "$id" ] || { echo 0; return; }
+	bpftool map dump id "$id" -j 2>/dev/null |
 		jq -r "[.[0].formatted.values[]?.value.$1] | add // 0"
 }
