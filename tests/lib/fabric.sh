@@ -334,8 +334,10 @@ fabric_make_wire() {
 	# or forwarded. (A tc drop would be cheaper still, but this kernel has no
 	# act_gact.)
 	for i in "$wa" "$wb"; do
-		ip -n "$w" link set dev "$i" arp off &&
-			tc -n "$w" qdisc add dev "$i" ingress || { _fab_die "arp off / ingress qdisc on $i ($w) failed"; return 1; }
+		if ! ip -n "$w" link set dev "$i" arp off || ! tc -n "$w" qdisc add dev "$i" ingress; then
+			_fab_die "arp off / ingress qdisc on $i ($w) failed"
+			return 1
+		fi
 	done
 	case $dir in
 	ba) _fab_wire_tc "$w" "$wa" mirred egress redirect dev "$wb" || return 1
@@ -352,6 +354,7 @@ fabric_make_wire() {
 	else
 		fabric_bg "$w" "$tool" "${opts[@]}" >/dev/null
 	fi
+	# shellcheck disable=SC2034  # read by the callers
 	FAB_LAST_WIRE_PID=$FAB_LAST_PID FAB_LAST_WIRE_NS=$w
 	FAB_WIRE_NS+=("$w") FAB_WIRE_PIDS+=("$FAB_LAST_PID")
 	# up once its sockets exist: one receive + one transmit per direction

@@ -20,7 +20,9 @@
  *
  * Each direction is one FIFO in a fixed byte ring: frames leave in arrival
  * order (never reordered) at arrival + DELAY_US on CLOCK_MONOTONIC, with
- * the wake-up armed as an absolute timerfd deadline. A frame that does not
+ * the wake-up armed as an absolute timerfd deadline. Arrival is the
+ * kernel's receive stamp of the frame (SO_TIMESTAMPNS), so the time the
+ * tool takes to wake up and read is part of the delay, not added to it. A frame that does not
  * fit in the ring is dropped and counted. SIGUSR1 prints the counters as
  * one JSON line on stdout; SIGTERM/SIGINT print them and exit 0.
  *
@@ -88,6 +90,7 @@ struct dir {
 	uint64_t drop_ring, drop_socket, drop_trunc, tx_errors;
 	uint64_t late[LATE_HIST_US + 1];
 	uint64_t late_max_ns;
+	uint64_t last_deadline_ns, no_stamp;
 };
 
 static volatile sig_atomic_t stop_sig, dump_req;
@@ -165,6 +168,11 @@ static int open_rx(struct dir *d)
 	}
 	/* A burst at line rate must not overflow the socket while the tool
 	 * sleeps; FORCE ignores rmem_max (we are root). */
+	/* the kernel's receive time, not ours, starts a frame's delay */
+	if (setsockopt(d->rx_fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one))) {
+		fprintf(stderr, "delayline: SO_TIMESTAMPNS on %s: %s\n", d->in_name, strerror(errno));
+		return -1;
+	}
 	if (setsockopt(d->rx_fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf)))
 		setsockopt(d->rx_fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
 	if (bind(d->rx_fd, (struct sockaddr *)&sll, sizeof(sll))) {
@@ -271,14 +279,44 @@ static void ring_pop(struct dir *d)
 
 static uint8_t rxbuf[BATCH][VNET_BYTES + MAX_FRAME_BYTES];
 
-/* rx_batch: read what the socket holds; every frame read now is due at
- * now + delay (frames of one batch share the stamp, so order is kept). */
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* arrival_ns: the kernel's receive stamp of a frame (SO_TIMESTAMPNS, taken
+ * when the veth handed it over) on CLOCK_MONOTONIC, or 0. The stamp is
+ * CLOCK_REALTIME; off_ns = realtime - monotonic, read once per batch. */
+static uint64_t arrival_ns(struct msghdr *mh, uint64_t off_ns)
+{
+	struct cmsghdr *c;
+
+	for (c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_TIMESTAMPNS) {
+			struct timespec ts;
+			uint64_t t;
+
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			t = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+			return t > off_ns ? t - off_ns : 0;
+		}
+	}
+	return 0;
+}
+
+/* rx_batch: read what the socket holds. A frame is due DELAY after the
+ * kernel received it, so time the tool spends waking up to read it is not
+ * added to the delay; deadlines never decrease, so order is kept. */
 static int rx_batch(struct dir *d, uint64_t delay_ns)
 {
 	struct mmsghdr m[BATCH];
 	struct iovec iov[BATCH];
+	static uint8_t ctl[BATCH][CMSG_SPACE(sizeof(struct timespec)) + 64];
 	int i, n;
-	uint64_t t;
+	uint64_t now, off, t, a;
 
 	for (;;) {
 		memset(m, 0, sizeof(m));
@@ -287,6 +325,8 @@ static int rx_batch(struct dir *d, uint64_t delay_ns)
 			iov[i].iov_len = sizeof(rxbuf[i]);
 			m[i].msg_hdr.msg_iov = &iov[i];
 			m[i].msg_hdr.msg_iovlen = 1;
+			m[i].msg_hdr.msg_control = ctl[i];
+			m[i].msg_hdr.msg_controllen = sizeof(ctl[i]);
 		}
 		n = recvmmsg(d->rx_fd, m, BATCH, MSG_DONTWAIT, NULL);
 		if (n < 0) {
@@ -295,7 +335,8 @@ static int rx_batch(struct dir *d, uint64_t delay_ns)
 			fprintf(stderr, "delayline: receive on %s: %s\n", d->in_name, strerror(errno));
 			return -1;
 		}
-		t = now_ns() + delay_ns;
+		now = now_ns();
+		off = realtime_ns() - now;
 		for (i = 0; i < n; i++) {
 			uint32_t len = m[i].msg_len;
 
@@ -304,6 +345,16 @@ static int rx_batch(struct dir *d, uint64_t delay_ns)
 				d->drop_trunc++;
 				continue;
 			}
+			a = arrival_ns(&m[i].msg_hdr, off);
+			/* no stamp, or one from the future (clock step): read time */
+			if (!a || a > now) {
+				a = now;
+				d->no_stamp++;
+			}
+			t = a + delay_ns;
+			if (t < d->last_deadline_ns)
+				t = d->last_deadline_ns;
+			d->last_deadline_ns = t;
 			d->bytes_in += len > VNET_BYTES ? len - VNET_BYTES : 0;
 			if (!ring_put(d, t, rxbuf[i], len))
 				d->drop_ring++;
@@ -425,12 +476,13 @@ static void print_stats(struct dir *dirs, int ndir, uint64_t delay_us, size_t ri
 		printf("%s{\"in\":\"%s\",\"out\":\"%s\",\"frames_in\":%llu,\"bytes_in\":%llu,"
 		       "\"frames_out\":%llu,\"bytes_out\":%llu,\"queued\":%llu,\"ring_used_max_bytes\":%zu,"
 		       "\"dropped_ring\":%llu,\"dropped_socket\":%llu,\"dropped_trunc\":%llu,"
-		       "\"tx_errors\":%llu,\"late_us\":{\"p50\":%llu,\"p99\":%llu,\"p999\":%llu,\"max\":%.1f}}",
+		       "\"tx_errors\":%llu,\"no_kernel_stamp\":%llu,\"late_us\":{\"p50\":%llu,\"p99\":%llu,\"p999\":%llu,\"max\":%.1f}}",
 		       i ? "," : "", d->in_name, d->out_name, (unsigned long long)d->frames_in,
 		       (unsigned long long)d->bytes_in, (unsigned long long)d->frames_out,
 		       (unsigned long long)d->bytes_out, (unsigned long long)d->queued, d->used_max,
 		       (unsigned long long)d->drop_ring, (unsigned long long)d->drop_socket,
 		       (unsigned long long)d->drop_trunc, (unsigned long long)d->tx_errors,
+		       (unsigned long long)d->no_stamp,
 		       (unsigned long long)late_pct_us(d, 0.50), (unsigned long long)late_pct_us(d, 0.99),
 		       (unsigned long long)late_pct_us(d, 0.999), (double)d->late_max_ns / 1000.0);
 	}
