@@ -47,6 +47,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -91,6 +92,7 @@ struct dir {
 	uint64_t late[LATE_HIST_US + 1];
 	uint64_t late_max_ns;
 	uint64_t last_deadline_ns, no_stamp;
+	uint64_t send_ns, send_max_ns;	/* time spent in sendmmsg */
 };
 
 static volatile sig_atomic_t stop_sig, dump_req;
@@ -392,9 +394,12 @@ static void tx_due(struct dir *d)
 	struct rec *r;
 	size_t h;
 	int n, k, sent;
-	uint64_t now = now_ns();
+	uint64_t now, t1;
 
 	for (;;) {
+		/* a send can run the receiving stack's softirq work in our
+		 * context: read the clock again for every batch */
+		now = now_ns();
 		/* collect the due records without consuming them */
 		n = 0;
 		if (ring_peek(d)) {
@@ -415,6 +420,10 @@ static void tx_due(struct dir *d)
 		if (!n)
 			return;
 		sent = sendmmsg(d->tx_fd, m, (unsigned int)n, MSG_DONTWAIT);
+		t1 = now_ns();
+		d->send_ns += t1 - now;
+		if (t1 - now > d->send_max_ns)
+			d->send_max_ns = t1 - now;
 		if (sent <= 0) {
 			/* the first frame failed: count and drop it, so one
 			 * refused frame cannot stall the line */
@@ -463,8 +472,11 @@ static uint64_t late_pct_us(const struct dir *d, double p)
 	return LATE_HIST_US;
 }
 
+static uint64_t start_ns;
+
 static void print_stats(struct dir *dirs, int ndir, uint64_t delay_us, size_t ring_bytes)
 {
+	struct rusage ru;
 	int i;
 
 	printf("{\"delay_us\":%llu,\"ring_bytes\":%zu,\"directions\":[", (unsigned long long)delay_us,
@@ -476,7 +488,8 @@ static void print_stats(struct dir *dirs, int ndir, uint64_t delay_us, size_t ri
 		printf("%s{\"in\":\"%s\",\"out\":\"%s\",\"frames_in\":%llu,\"bytes_in\":%llu,"
 		       "\"frames_out\":%llu,\"bytes_out\":%llu,\"queued\":%llu,\"ring_used_max_bytes\":%zu,"
 		       "\"dropped_ring\":%llu,\"dropped_socket\":%llu,\"dropped_trunc\":%llu,"
-		       "\"tx_errors\":%llu,\"no_kernel_stamp\":%llu,\"late_us\":{\"p50\":%llu,\"p99\":%llu,\"p999\":%llu,\"max\":%.1f}}",
+		       "\"tx_errors\":%llu,\"no_kernel_stamp\":%llu,\"late_us\":{\"p50\":%llu,\"p99\":%llu,\"p999\":%llu,\"max\":%.1f},"
+		       "\"send_ms_total\":%.1f,\"send_us_max\":%.1f}",
 		       i ? "," : "", d->in_name, d->out_name, (unsigned long long)d->frames_in,
 		       (unsigned long long)d->bytes_in, (unsigned long long)d->frames_out,
 		       (unsigned long long)d->bytes_out, (unsigned long long)d->queued, d->used_max,
@@ -484,9 +497,13 @@ static void print_stats(struct dir *dirs, int ndir, uint64_t delay_us, size_t ri
 		       (unsigned long long)d->drop_trunc, (unsigned long long)d->tx_errors,
 		       (unsigned long long)d->no_stamp,
 		       (unsigned long long)late_pct_us(d, 0.50), (unsigned long long)late_pct_us(d, 0.99),
-		       (unsigned long long)late_pct_us(d, 0.999), (double)d->late_max_ns / 1000.0);
+		       (unsigned long long)late_pct_us(d, 0.999), (double)d->late_max_ns / 1000.0,
+		       (double)d->send_ns / 1e6, (double)d->send_max_ns / 1000.0);
 	}
-	printf("]}\n");
+	getrusage(RUSAGE_SELF, &ru);
+	printf("],\"cpu_s\":%.3f,\"wall_s\":%.3f}\n",
+	       (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
+	       (double)(now_ns() - start_ns) / 1e9);
 	fflush(stdout);
 }
 
@@ -605,6 +622,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "delayline: %s -> %s%s delayed by %llu us, ring %zu bytes per direction\n", in, out,
 		both ? " and back" : "", (unsigned long long)delay_us, dirs[0].cap);
 
+	start_ns = now_ns();
 	for (i = 0; i < ndir; i++) {
 		pfd[i].fd = dirs[i].rx_fd;
 		pfd[i].events = POLLIN;
