@@ -108,7 +108,7 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: delayline -i DEV_IN -o DEV_OUT -d DELAY_US [-2] [-m RING_BYTES] [-r]\n"
+		"usage: delayline -i DEV_IN -o DEV_OUT -d DELAY_US [-2] [-m RING_BYTES] [-r] [-c CPU]\n"
 		"  -i DEV_IN      device whose received frames are delayed (in the current netns)\n"
 		"  -o DEV_OUT     device the frames leave on, unchanged\n"
 		"  -d DELAY_US    one-way delay in microseconds, 0..%u\n"
@@ -116,6 +116,9 @@ static void usage(FILE *f)
 		"  -m RING_BYTES  buffer per direction, %u..%u (default %u); a frame that\n"
 		"                 does not fit is dropped and counted\n"
 		"  -r             run SCHED_FIFO so frames leave on time on a busy host\n"
+		"  -c CPU         run on this CPU only; give the device that receives from\n"
+		"                 DEV_OUT an RPS mask without it, so that device's stack does\n"
+		"                 not run inside our sends (fabric_make_wire does both)\n"
 		"Run inside a namespace that holds both devices and no IP addresses.\n"
 		"SIGUSR1: counters as JSON on stdout; SIGTERM/SIGINT: counters, exit 0.\n",
 		MAX_DELAY_US, MIN_RING_BYTES, MAX_RING_BYTES, DEF_RING_BYTES);
@@ -512,13 +515,15 @@ int main(int argc, char **argv)
 	const char *in = NULL, *out = NULL;
 	uint64_t delay_us = 0, ring_bytes = DEF_RING_BYTES;
 	bool have_delay = false, both = false, rt = false;
+	uint64_t cpu = 0;
+	bool pin = false;
 	struct dir dirs[2];
 	struct pollfd pfd[3];
 	struct sigaction sa;
 	sigset_t block, waitmask;
 	int c, i, ndir, tfd;
 
-	while ((c = getopt(argc, argv, "i:o:d:2m:rh")) != -1) {
+	while ((c = getopt(argc, argv, "i:o:d:2m:rc:h")) != -1) {
 		switch (c) {
 		case 'i': in = optarg; break;
 		case 'o': out = optarg; break;
@@ -539,6 +544,14 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'r': rt = true; break;
+		case 'c':
+			if (!parse_u64(optarg, 0, CPU_SETSIZE - 1, &cpu)) {
+				fprintf(stderr, "delayline: -c '%s': the CPU must be a number in 0..%d\n", optarg,
+					CPU_SETSIZE - 1);
+				return EXIT_USAGE;
+			}
+			pin = true;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_USAGE;
 		}
@@ -588,6 +601,17 @@ int main(int argc, char **argv)
 			return EXIT_RUNTIME;
 	}
 
+	if (pin) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET((int)cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			fprintf(stderr, "delayline: -c %llu: cannot run on that CPU: %s (online: 0..%ld)\n",
+				(unsigned long long)cpu, strerror(errno), sysconf(_SC_NPROCESSORS_ONLN) - 1);
+			return EXIT_RUNTIME;
+		}
+	}
 	/* Timer slack would let each wake-up drift by the default 50 µs. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	if (rt) {
