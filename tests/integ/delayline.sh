@@ -5,8 +5,9 @@
 # TCP flow reaches the TBF rate through a 1 ms delay, and a window below the
 # bandwidth-delay product cannot; the frames that cross the delay line are
 # bit for bit the frames that entered it (captured on both sides, IP options
-# included, none lost or reordered); a ring too small for the delay drops
-# and counts; teardown removes the wire namespace and the process.
+# included, none lost or reordered); both directions delayed (-2) add
+# twice the delay and carry TCP's GSO frames; a ring too small for the delay
+# drops and counts; teardown removes the wire namespace and the process.
 # shellcheck shell=bash
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -189,6 +190,34 @@ if jq -e '.directions[0].frames_in > 0' "$W/tcp-w0.json" >/dev/null 2>&1 &&
 else
 	t_fail "delayline: counters as JSON" "$W/tcp-w0.json: $(tail -c 300 "$W/tcp-w0.json")"
 fi
+
+# ---- 4b. both directions (-2): the data path through user space too --------
+# Data frames are GSO frames up to FAB_GSO_MAX; they must cross whole (the
+# virtio header keeps their GSO type) and the RTT grows by twice the delay.
+export FAB_WIRE_STATS=$W/both-
+if FAB_DELAY_US=500 FAB_DELAY_DIR=both fabric_dumbbell 1 $RATE 1000000 && fabric_ping_all; then
+	rtt=$(ping_avg_us "${FAB_SENDERS[0]}" "$FAB_RECV_IP")
+	grow=$((rtt - base))
+	if [ "$grow" -ge $((1000 - TOL_LO)) ] && [ "$grow" -le $((1000 + 2 * TOL_HI)) ]; then
+		t_pass "delayline: both directions, 500 us each: RTT grows by $grow us (allowed $((1000 - TOL_LO))..$((1000 + 2 * TOL_HI)))"
+	else
+		t_fail "delayline: both directions: RTT grows by twice the delay" "+$grow us, allowed $((1000 - TOL_LO))..$((1000 + 2 * TOL_HI))"
+	fi
+	fabric_bg "$FAB_RECV" iperf3 -s -p 5201 -B "$FAB_RECV_IP" >"$W/iperf3-server-both.log" 2>&1
+	fabric_wait_port "$FAB_RECV" 5201
+	fabric_exec "${FAB_SENDERS[0]}" iperf3 -c "$FAB_RECV_IP" -p 5201 -C cubic -t 3 -J >"$W/iperf-both.json" 2>&1
+	g=$(gp "$W/iperf-both.json")
+	st=$(fabric_wire_stats 0)
+	if [ "$g" -ge $((RATE / 2)) ] &&
+		jq -e '[.directions[] | .frames_in == .frames_out + .queued and .dropped_trunc == 0 and .tx_errors == 0] | all' <<<"$st" >/dev/null; then
+		t_pass "delayline: both directions carry TCP ($g Mbit/s; $(jq -c '[.directions[] | {frames_out, bytes_out, late_us: .late_us.p99}]' <<<"$st"))"
+	else
+		t_fail "delayline: both directions carry TCP" "$g Mbit/s (want >= $((RATE / 2))); $st"
+	fi
+else
+	t_fail "delayline: both directions come up" "fabric_dumbbell with FAB_DELAY_DIR=both failed"
+fi
+fabric_teardown
 
 # ---- 5. overflow: a ring smaller than what is in flight -----------------------
 # 200 ms of delay, a 256 KiB ring, 1 s of UDP at a fifth of the rate from the
