@@ -31,6 +31,9 @@
 #   FAB_DELAYLINE  the delay line binary (default $BUILD/tools/delayline)
 #   FAB_DELAYLINE_CPU  CPU the delay line runs on (default auto: the last
 #                  one when there are two or more; none: not pinned)
+#   FAB_DELAYLINE_ISOLATE  1: the wire's devices and both far ends steer
+#                  RPS away from that CPU too (default 0: only the device
+#                  the tool sends into)
 #   FAB_WIRE_STATS file prefix for the delay lines' JSON counters (default
 #                  none); wire k writes <prefix>w<k>.json at teardown
 # shellcheck shell=bash
@@ -374,6 +377,14 @@ fabric_make_wire() {
 		both) _fab_rps_without "$nsa" "$da" "$cpu" && _fab_rps_without "$nsb" "$db" "$cpu" || return 1 ;;
 		esac
 		opts+=(-c "$cpu")
+		# FAB_DELAYLINE_ISOLATE=1: the wire's own devices and the far end's
+		# steer away from that CPU too (less softirq work lands on it)
+		if [ "${FAB_DELAYLINE_ISOLATE:-0}" = 1 ]; then
+			for i in "$nsa $da" "$w $wa" "$w $wb" "$nsb $db"; do
+				# shellcheck disable=SC2086  # "ns dev" pairs
+				_fab_rps_without $i "$cpu" || return 1
+			done
+		fi
 	fi
 	[ "${FAB_DELAYLINE_RT:-1}" = 1 ] && opts+=(-r)
 	# shellcheck disable=SC2206  # word splitting of the extra options is wanted
