@@ -24,6 +24,18 @@
 #   FAB_OFFLOAD    on|off: TSO/GSO/GRO of every fabric veth (default on)
 #   FAB_IPV6       1 keeps IPv6 on inside the fabric (default 0: off, so
 #                  ND/MLD chatter never shows up in the bottleneck counters)
+#   FAB_DELAY_US   fabric_dumbbell: one-way delay added on the bottleneck
+#                  link by a delay line (default 0: a plain veth, no wire
+#                  namespace). FAB_DELAY_DIR picks what is delayed (ba =
+#                  receiver -> switch, the ACKs, default; ab; both).
+#   FAB_DELAYLINE  the delay line binary (default $BUILD/tools/delayline)
+#   FAB_DELAYLINE_CPU  CPU the delay line runs on (default auto: the last
+#                  one when there are two or more; none: not pinned)
+#   FAB_DELAYLINE_ISOLATE  1: the wire's devices and both far ends steer
+#                  RPS away from that CPU too (default 0: only the device
+#                  the tool sends into)
+#   FAB_WIRE_STATS file prefix for the delay lines' JSON counters (default
+#                  none); wire k writes <prefix>w<k>.json at teardown
 # shellcheck shell=bash
 
 FAB_ID=""
@@ -31,6 +43,8 @@ FAB_NS=()		# every namespace this run created, in creation order
 FAB_PIDS=()		# every background process started with fabric_bg
 FAB_HOOKS=()		# commands run first at teardown (fabric_on_exit)
 FAB_CGROUPS=()		# cgroup directories this run created (fabric_cgroup)
+FAB_WIRE_NS=()		# wire namespaces (fabric_make_wire), index = wire number
+FAB_WIRE_PIDS=()	# their delay line processes
 FAB_TRAPS=0
 FAB_PREV_EXIT_TRAP=""
 
@@ -143,6 +157,8 @@ fabric_teardown() {
 	FAB_PIDS=()
 	FAB_HOOKS=()
 	FAB_CGROUPS=()
+	FAB_WIRE_NS=()
+	FAB_WIRE_PIDS=()
 	FAB_ETH_CG=""
 	FAB_ID=""
 }
@@ -274,6 +290,141 @@ fabric_shape() {
 		{ _fab_die "tbf rate ${rate}mbit burst $burst limit $buf on $dev ($ns) failed"; return 1; }
 }
 
+# _fab_rps_without NS DEV CPU: RPS of DEV on every CPU but CPU.
+_fab_rps_without() {
+	local ncpu mask
+	ncpu=$(nproc)
+	[ "$ncpu" -gt 32 ] && ncpu=32
+	mask=$(printf '%x' $((((1 << ncpu) - 1) & ~(1 << $3))))
+	[ "$mask" != 0 ] || { _fab_die "no CPU left for RPS of $2 besides the delay line's CPU $3"; return 1; }
+	ip netns exec "$1" sh -c "for q in /sys/class/net/$2/queues/rx-*/rps_cpus; do echo $mask > \$q; done" ||
+		{ _fab_die "setting rps_cpus $mask on $2 (in $1) failed"; return 1; }
+}
+
+# _fab_wire_tc NS DEV ACTION...: one catch-all filter on DEV's ingress.
+_fab_wire_tc() {
+	tc -n "$1" filter add dev "$2" ingress protocol all prio 1 u32 match u32 0 0 action "${@:3}" ||
+		{ _fab_die "tc u32 action ${*:3} on $2 ($1) failed (needs cls_u32 and act_mirred)"; return 1; }
+}
+
+# fabric_make_wire NS_A DEV_A NS_B DEV_B DELAY_US [ba|ab|both]: like
+# fabric_make_link, but the two ends meet in a "wire" namespace <id>-w<k>
+# where a delay line (tests/tools/delayline.c) holds the frames of one
+# direction for DELAY_US before passing them on unchanged:
+#
+#   NS_A:DEV_A ==veth== w<k>a [wire ns] w<k>b ==veth== NS_B:DEV_B
+#
+# ba (default) delays B -> A and lets the kernel carry A -> B (tc ingress
+# on w<k>a redirects every frame to w<k>b, no copy to user space); ab is the
+# reverse; both runs the tool in both directions. The wire namespace has
+# no addresses, no forwarding and ARP off, so the kernel discards every
+# frame the tool reads right after the tool's tap: nothing is delivered
+# twice. The one-way
+# delay of the delayed direction grows by DELAY_US (RTT by DELAY_US, or
+# 2 x DELAY_US with both). Delaying the ACK direction keeps the tool out of
+# the data path: on a dumbbell, B = the receiver. docs/fabric.md has the
+# measured accuracy and cost. Sets FAB_LAST_DEV_A/B (the outer devices),
+# FAB_LAST_WIRE_NS, FAB_LAST_WIRE_PID; appends to FAB_WIRE_NS/FAB_WIRE_PIDS.
+# FAB_DELAYLINE_OPTS adds options (e.g. -m RING_BYTES); the tool runs
+# SCHED_FIFO (-r) unless FAB_DELAYLINE_RT=0.
+fabric_make_wire() {
+	local nsa=${1:?fabric_make_wire NS_A DEV_A NS_B DEV_B DELAY_US [ba|ab|both]} sa=${2:?} nsb=${3:?} sb=${4:?}
+	local us=${5:?delay in microseconds} dir=${6:-ba} k w wa wb da db tool i n want cpu opts=()
+	tool=${FAB_DELAYLINE:-${BUILD:-build}/tools/delayline}
+	[ -x "$tool" ] || { _fab_die "delay line '$tool' not built (make builds build/tools/delayline; or set FAB_DELAYLINE)"; return 1; }
+	case $us in '' | *[!0-9]*) _fab_die "fabric_make_wire: DELAY_US must be a whole number, got '$us'"; return 1 ;; esac
+	case $dir in ba | ab | both) ;; *) _fab_die "fabric_make_wire: direction is ba, ab or both, not '$dir'"; return 1 ;; esac
+	k=${#FAB_WIRE_NS[@]}
+	fabric_make_ns "w$k" || return 1
+	w=$FAB_LAST_NS
+	# never a source of its own traffic (ND/MLD), whatever FAB_IPV6 says
+	ip netns exec "$w" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+	fabric_make_link "$nsa" "$sa" "$w" "w${k}a" || return 1
+	da=$FAB_LAST_DEV_A wa=$FAB_LAST_DEV_B
+	fabric_make_link "$w" "w${k}b" "$nsb" "$sb" || return 1
+	wb=$FAB_LAST_DEV_A db=$FAB_LAST_DEV_B
+	# What the tool reads also goes up the wire namespace's own stack after
+	# its tap. There it dies at once: the frames are addressed to the far
+	# end's MAC (IPv4 drops PACKET_OTHERHOST first thing), the devices have
+	# no addresses, forwarding is off and ARP is off, so nothing is answered
+	# or forwarded. (A tc drop would be cheaper still, but this kernel has no
+	# act_gact.)
+	for i in "$wa" "$wb"; do
+		if ! ip -n "$w" link set dev "$i" arp off || ! tc -n "$w" qdisc add dev "$i" ingress; then
+			_fab_die "arp off / ingress qdisc on $i ($w) failed"
+			return 1
+		fi
+	done
+	case $dir in
+	ba) _fab_wire_tc "$w" "$wa" mirred egress redirect dev "$wb" || return 1
+		opts=(-i "$wb" -o "$wa") ;;
+	ab) _fab_wire_tc "$w" "$wb" mirred egress redirect dev "$wa" || return 1
+		opts=(-i "$wa" -o "$wb") ;;
+	both) opts=(-i "$wa" -o "$wb" -2) ;;
+	esac
+	# A frame the tool sends is received by the far end's veth at once, and
+	# if RPS picks the tool's own CPU the whole receiving path (switch,
+	# the sender's TCP answering the ACK, its next data) runs as softirq
+	# inside the tool's send call: measured 47 % of a core and 2-5 ms stalls
+	# at 1 Gbit/s. So the tool stays on one CPU and the devices it sends
+	# into steer their packets to the others.
+	cpu=${FAB_DELAYLINE_CPU:-auto}
+	[ "$cpu" = auto ] && { [ "$(nproc)" -ge 2 ] && cpu=$(($(nproc) - 1)) || cpu=none; }
+	if [ "$cpu" != none ]; then
+		case $dir in
+		ba) _fab_rps_without "$nsa" "$da" "$cpu" || return 1 ;;
+		ab) _fab_rps_without "$nsb" "$db" "$cpu" || return 1 ;;
+		both) _fab_rps_without "$nsa" "$da" "$cpu" && _fab_rps_without "$nsb" "$db" "$cpu" || return 1 ;;
+		esac
+		opts+=(-c "$cpu")
+		# FAB_DELAYLINE_ISOLATE=1: the wire's own devices and the far end's
+		# steer away from that CPU too (less softirq work lands on it)
+		if [ "${FAB_DELAYLINE_ISOLATE:-0}" = 1 ]; then
+			for i in "$nsa $da" "$w $wa" "$w $wb" "$nsb $db"; do
+				# shellcheck disable=SC2086  # "ns dev" pairs
+				_fab_rps_without $i "$cpu" || return 1
+			done
+		fi
+	fi
+	[ "${FAB_DELAYLINE_RT:-1}" = 1 ] && opts+=(-r)
+	# shellcheck disable=SC2206  # word splitting of the extra options is wanted
+	opts+=(-d "$us" ${FAB_DELAYLINE_OPTS:-})
+	if [ -n "${FAB_WIRE_STATS:-}" ]; then
+		fabric_bg "$w" "$tool" "${opts[@]}" >"${FAB_WIRE_STATS}w$k.json"
+	else
+		fabric_bg "$w" "$tool" "${opts[@]}" >/dev/null
+	fi
+	# shellcheck disable=SC2034  # read by the callers
+	FAB_LAST_WIRE_PID=$FAB_LAST_PID FAB_LAST_WIRE_NS=$w
+	FAB_WIRE_NS+=("$w") FAB_WIRE_PIDS+=("$FAB_LAST_PID")
+	# up once its sockets exist: one receive + one transmit per direction
+	want=$([ "$dir" = both ] && echo 4 || echo 2)
+	for ((i = 0; i < 100; i++)); do
+		n=$(ip netns exec "$w" sh -c 'tail -n +2 /proc/net/packet | wc -l')
+		[ "$n" -ge "$want" ] && break
+		kill -0 "$FAB_LAST_PID" 2>/dev/null || { _fab_die "delay line in $w exited at start (its message is above)"; return 1; }
+		sleep 0.05
+	done
+	[ "$n" -ge "$want" ] || { _fab_die "delay line in $w did not open its sockets within 5 s"; return 1; }
+	# shellcheck disable=SC2034  # read by the callers
+	FAB_LAST_DEV_A=$da FAB_LAST_DEV_B=$db
+}
+
+# fabric_wire_stats K: the counters of wire K's delay line, one JSON line
+# (its SIGUSR1 dump; needs FAB_WIRE_STATS, where the line is appended).
+fabric_wire_stats() {
+	local k=${1:-0} f n i
+	[ -n "${FAB_WIRE_STATS:-}" ] || { _fab_die "fabric_wire_stats needs FAB_WIRE_STATS set when the wire was built"; return 1; }
+	f="${FAB_WIRE_STATS}w$k.json"
+	n=$(wc -l <"$f")
+	kill -USR1 "${FAB_WIRE_PIDS[k]}" 2>/dev/null || { _fab_die "delay line of wire $k is not running"; return 1; }
+	for ((i = 0; i < 50; i++)); do
+		[ "$(wc -l <"$f")" -gt "$n" ] && { tail -n 1 "$f"; return 0; }
+		sleep 0.02
+	done
+	_fab_die "delay line of wire $k did not answer SIGUSR1 within 1 s"
+}
+
 # ---- topologies ------------------------------------------------------------
 
 # fabric_dumbbell NSENDERS RATE_MBIT BUF_BYTES
@@ -294,7 +445,11 @@ fabric_dumbbell() {
 	FAB_SWITCH=$FAB_LAST_NS
 	fabric_make_host rx || return 1
 	FAB_RECV=$FAB_LAST_NS
-	fabric_make_link "$FAB_SWITCH" pr "$FAB_RECV" r || return 1
+	if [ "${FAB_DELAY_US:-0}" -gt 0 ]; then
+		fabric_make_wire "$FAB_SWITCH" pr "$FAB_RECV" r "$FAB_DELAY_US" "${FAB_DELAY_DIR:-ba}" || return 1
+	else
+		fabric_make_link "$FAB_SWITCH" pr "$FAB_RECV" r || return 1
+	fi
 	FAB_BN_DEV=$FAB_LAST_DEV_A
 	FAB_RECV_DEV=$FAB_LAST_DEV_B
 	fabric_host_dev "$FAB_RECV" "$FAB_RECV_DEV" || return 1

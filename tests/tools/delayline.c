@@ -1,0 +1,704 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * delayline: hold every frame that arrives on one device for a fixed time,
+ * then transmit it unchanged on another device. The emulated fabric has no
+ * netem, so this is how a link gets propagation delay (docs/fabric.md,
+ * "Delay line").
+ *
+ * Run it inside a "wire" namespace that owns both devices and has no IP
+ * addresses, so the kernel itself never forwards what this tool forwards:
+ *
+ *   ip netns exec WIRE delayline -i DEV_IN -o DEV_OUT -d DELAY_US [-2]
+ *
+ * Frames are read with an AF_PACKET socket (ETH_P_ALL, our own
+ * transmissions ignored) and written with another one bound to the output
+ * device. Both sockets use PACKET_VNET_HDR: the virtio header carries the
+ * frame's checksum-offload and GSO metadata across, so a frame whose TCP
+ * checksum the sender left to offload (CHECKSUM_PARTIAL) is accepted by the
+ * receiver exactly as if it had crossed a plain veth, and a GSO frame stays
+ * one frame. The bytes of the frame, IP options included, are not touched.
+ *
+ * Each direction is one FIFO in a fixed byte ring: frames leave in arrival
+ * order (never reordered) at arrival + DELAY_US on CLOCK_MONOTONIC, with
+ * the wake-up armed as an absolute timerfd deadline. Arrival is the
+ * kernel's receive stamp of the frame (SO_TIMESTAMPNS), so the time the
+ * tool takes to wake up and read is part of the delay, not added to it. A frame that does not
+ * fit in the ring is dropped and counted. SIGUSR1 prints the counters as
+ * one JSON line on stdout; SIGTERM/SIGINT print them and exit 0.
+ *
+ * Exit status: 0 after SIGTERM/SIGINT, 1 on a runtime error (device,
+ * socket, memory), 2 on a usage error.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <linux/virtio_net.h>
+#include <net/if.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef PACKET_IGNORE_OUTGOING
+#define PACKET_IGNORE_OUTGOING 23	/* Linux 4.20 */
+#endif
+
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
+
+#define MAX_DELAY_US 10000000u		/* 10 s: far beyond any fabric RTT */
+#define DEF_RING_BYTES (8u << 20)
+#define MIN_RING_BYTES (256u << 10)	/* must hold a few 64 KiB GSO frames */
+#define MAX_RING_BYTES (1u << 30)
+#define VNET_BYTES sizeof(struct virtio_net_hdr)
+/* Largest frame a veth hands over: a 64 KiB GSO packet plus its Ethernet
+ * header. Anything longer is truncated by recvmmsg and dropped (counted). */
+#define MAX_FRAME_BYTES (65536u + 64u)
+#define BATCH 32
+#define LATE_HIST_US 10000	/* lateness histogram, 1 µs buckets, last = overflow */
+#define SOCK_RCVBUF_BYTES (16 << 20)
+
+/* One frame in a ring: header, then VNET_BYTES + frame bytes, 8-aligned. */
+struct rec {
+	uint64_t deadline_ns;
+	uint32_t len;		/* virtio header + frame; WRAP_MARK: skip to ring start */
+	uint32_t pad;
+};
+#define WRAP_MARK UINT32_MAX
+
+struct dir {
+	const char *in_name, *out_name;
+	int in_ifindex, out_ifindex;
+	int rx_fd, tx_fd;
+	uint8_t *ring;
+	size_t cap, head, tail, used, used_max;
+	uint64_t queued;	/* frames in the ring */
+	uint64_t frames_in, bytes_in, frames_out, bytes_out;
+	uint64_t drop_ring, drop_socket, drop_trunc, tx_errors;
+	uint64_t late[LATE_HIST_US + 1];
+	uint64_t late_max_ns;
+	uint64_t last_deadline_ns, no_stamp;
+	uint64_t send_ns, send_max_ns;	/* time spent in sendmmsg */
+};
+
+static volatile sig_atomic_t stop_sig, dump_req;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		dump_req = 1;
+	else
+		stop_sig = sig;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: delayline -i DEV_IN -o DEV_OUT -d DELAY_US [-2] [-m RING_BYTES] [-r] [-c CPU]\n"
+		"  -i DEV_IN      device whose received frames are delayed (in the current netns)\n"
+		"  -o DEV_OUT     device the frames leave on, unchanged\n"
+		"  -d DELAY_US    one-way delay in microseconds, 0..%u\n"
+		"  -2             also delay DEV_OUT -> DEV_IN by the same amount\n"
+		"  -m RING_BYTES  buffer per direction, %u..%u (default %u); a frame that\n"
+		"                 does not fit is dropped and counted\n"
+		"  -r             run SCHED_FIFO so frames leave on time on a busy host\n"
+		"  -c CPU         run on this CPU only; give the device that receives from\n"
+		"                 DEV_OUT an RPS mask without it, so that device's stack does\n"
+		"                 not run inside our sends (fabric_make_wire does both)\n"
+		"Run inside a namespace that holds both devices and no IP addresses.\n"
+		"SIGUSR1: counters as JSON on stdout; SIGTERM/SIGINT: counters, exit 0.\n",
+		MAX_DELAY_US, MIN_RING_BYTES, MAX_RING_BYTES, DEF_RING_BYTES);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* parse_u64: whole decimal string in [lo, hi], or false. */
+static bool parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+static int open_rx(struct dir *d)
+{
+	int one = 1, buf = SOCK_RCVBUF_BYTES;
+	struct sockaddr_ll sll = {
+		.sll_family = AF_PACKET,
+		.sll_protocol = htons(ETH_P_ALL),
+		.sll_ifindex = d->in_ifindex,
+	};
+
+	/* Protocol 0 until bound: an ETH_P_ALL socket would otherwise see
+	 * every device's frames between socket() and bind(). */
+	d->rx_fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (d->rx_fd < 0) {
+		fprintf(stderr, "delayline: AF_PACKET socket for %s: %s%s\n", d->in_name, strerror(errno),
+			errno == EPERM ? " (needs CAP_NET_RAW: run as root)" : "");
+		return -1;
+	}
+	if (setsockopt(d->rx_fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)) ||
+	    setsockopt(d->rx_fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one))) {
+		fprintf(stderr, "delayline: PACKET_VNET_HDR/PACKET_IGNORE_OUTGOING on %s: %s (needs Linux 4.20+)\n",
+			d->in_name, strerror(errno));
+		return -1;
+	}
+	/* A burst at line rate must not overflow the socket while the tool
+	 * sleeps; FORCE ignores rmem_max (we are root). */
+	/* the kernel's receive time, not ours, starts a frame's delay */
+	if (setsockopt(d->rx_fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one))) {
+		fprintf(stderr, "delayline: SO_TIMESTAMPNS on %s: %s\n", d->in_name, strerror(errno));
+		return -1;
+	}
+	if (setsockopt(d->rx_fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf)))
+		setsockopt(d->rx_fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	if (bind(d->rx_fd, (struct sockaddr *)&sll, sizeof(sll))) {
+		fprintf(stderr, "delayline: bind to %s: %s\n", d->in_name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int open_tx(struct dir *d)
+{
+	int one = 1;
+	struct sockaddr_ll sll = {
+		.sll_family = AF_PACKET,
+		.sll_protocol = 0,	/* transmit only: receives nothing */
+		.sll_ifindex = d->out_ifindex,
+	};
+
+	d->tx_fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (d->tx_fd < 0) {
+		fprintf(stderr, "delayline: AF_PACKET socket for %s: %s%s\n", d->out_name, strerror(errno),
+			errno == EPERM ? " (needs CAP_NET_RAW: run as root)" : "");
+		return -1;
+	}
+	if (setsockopt(d->tx_fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one))) {
+		fprintf(stderr, "delayline: PACKET_VNET_HDR on %s: %s\n", d->out_name, strerror(errno));
+		return -1;
+	}
+	if (bind(d->tx_fd, (struct sockaddr *)&sll, sizeof(sll))) {
+		fprintf(stderr, "delayline: bind to %s: %s\n", d->out_name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static size_t rec_bytes(uint32_t len)
+{
+	return (sizeof(struct rec) + len + 7) & ~(size_t)7;
+}
+
+/* ring_put: append one record (header + data) or return false when full. */
+static bool ring_put(struct dir *d, uint64_t deadline_ns, const void *data, uint32_t len)
+{
+	size_t n = rec_bytes(len), at;
+	struct rec *r;
+
+	if (d->used == 0)
+		d->head = d->tail = 0;
+	if (d->used && d->tail <= d->head) {
+		/* the free space is the gap between tail and head */
+		if (d->head - d->tail < n)
+			return false;
+		at = d->tail;
+	} else if (d->cap - d->tail >= n) {
+		at = d->tail;
+	} else {
+		/* wrap: the bytes at the end are skipped, marked if a header fits */
+		if (d->head < n)
+			return false;
+		if (d->cap - d->tail >= sizeof(struct rec))
+			((struct rec *)(d->ring + d->tail))->len = WRAP_MARK;
+		d->used += d->cap - d->tail;
+		at = 0;
+	}
+	r = (struct rec *)(d->ring + at);
+	r->deadline_ns = deadline_ns;
+	r->len = len;
+	memcpy(r + 1, data, len);
+	d->tail = at + n;
+	if (d->tail == d->cap)
+		d->tail = 0;
+	d->used += n;
+	if (d->used > d->used_max)
+		d->used_max = d->used;
+	d->queued++;
+	return true;
+}
+
+/* ring_peek: the oldest record after skipping a wrap; NULL when empty. */
+static struct rec *ring_peek(struct dir *d)
+{
+	if (!d->queued)
+		return NULL;
+	if (d->cap - d->head < sizeof(struct rec) ||
+	    ((struct rec *)(d->ring + d->head))->len == WRAP_MARK) {
+		d->used -= d->cap - d->head;
+		d->head = 0;
+	}
+	return (struct rec *)(d->ring + d->head);
+}
+
+static void ring_pop(struct dir *d)
+{
+	struct rec *r = (struct rec *)(d->ring + d->head);
+	size_t n = rec_bytes(r->len);
+
+	d->head += n;
+	if (d->head == d->cap)
+		d->head = 0;
+	d->used -= n;
+	if (--d->queued == 0)
+		d->head = d->tail = d->used = 0;
+}
+
+static uint8_t rxbuf[BATCH][VNET_BYTES + MAX_FRAME_BYTES];
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* arrival_ns: the kernel's receive stamp of a frame (SO_TIMESTAMPNS, taken
+ * when the veth handed it over) on CLOCK_MONOTONIC, or 0. The stamp is
+ * CLOCK_REALTIME; off_ns = realtime - monotonic, read once per batch. */
+static uint64_t arrival_ns(struct msghdr *mh, uint64_t off_ns)
+{
+	struct cmsghdr *c;
+
+	for (c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_TIMESTAMPNS) {
+			struct timespec ts;
+			uint64_t t;
+
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			t = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+			return t > off_ns ? t - off_ns : 0;
+		}
+	}
+	return 0;
+}
+
+/* rx_batch: read what the socket holds. A frame is due DELAY after the
+ * kernel received it, so time the tool spends waking up to read it is not
+ * added to the delay; deadlines never decrease, so order is kept. */
+static int rx_batch(struct dir *d, uint64_t delay_ns)
+{
+	struct mmsghdr m[BATCH];
+	struct iovec iov[BATCH];
+	static uint8_t ctl[BATCH][CMSG_SPACE(sizeof(struct timespec)) + 64];
+	int i, n;
+	uint64_t now, off, t, a;
+
+	for (;;) {
+		memset(m, 0, sizeof(m));
+		for (i = 0; i < BATCH; i++) {
+			iov[i].iov_base = rxbuf[i];
+			iov[i].iov_len = sizeof(rxbuf[i]);
+			m[i].msg_hdr.msg_iov = &iov[i];
+			m[i].msg_hdr.msg_iovlen = 1;
+			m[i].msg_hdr.msg_control = ctl[i];
+			m[i].msg_hdr.msg_controllen = sizeof(ctl[i]);
+		}
+		n = recvmmsg(d->rx_fd, m, BATCH, MSG_DONTWAIT, NULL);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+				return 0;
+			fprintf(stderr, "delayline: receive on %s: %s\n", d->in_name, strerror(errno));
+			return -1;
+		}
+		now = now_ns();
+		off = realtime_ns() - now;
+		for (i = 0; i < n; i++) {
+			uint32_t len = m[i].msg_len;
+
+			d->frames_in++;
+			if (m[i].msg_hdr.msg_flags & MSG_TRUNC) {
+				d->drop_trunc++;
+				continue;
+			}
+			a = arrival_ns(&m[i].msg_hdr, off);
+			/* no stamp, or one from the future (clock step): read time */
+			if (!a || a > now) {
+				a = now;
+				d->no_stamp++;
+			}
+			t = a + delay_ns;
+			if (t < d->last_deadline_ns)
+				t = d->last_deadline_ns;
+			d->last_deadline_ns = t;
+			d->bytes_in += len > VNET_BYTES ? len - VNET_BYTES : 0;
+			if (!ring_put(d, t, rxbuf[i], len))
+				d->drop_ring++;
+		}
+		if (n < BATCH)
+			return 0;
+	}
+}
+
+static void note_late(struct dir *d, uint64_t now, uint64_t deadline)
+{
+	uint64_t late = now > deadline ? now - deadline : 0, us = late / 1000;
+
+	if (late > d->late_max_ns)
+		d->late_max_ns = late;
+	d->late[us < LATE_HIST_US ? us : LATE_HIST_US]++;
+}
+
+/* ring_after: offset of the record that follows the one at h. */
+static size_t ring_after(const struct dir *d, size_t h)
+{
+	h += rec_bytes(((const struct rec *)(d->ring + h))->len);
+	if (h >= d->cap || d->cap - h < sizeof(struct rec) ||
+	    ((const struct rec *)(d->ring + h))->len == WRAP_MARK)
+		h = 0;
+	return h;
+}
+
+/* tx_due: send every frame whose deadline has passed, in ring order, up to
+ * BATCH per system call. */
+static void tx_due(struct dir *d)
+{
+	struct mmsghdr m[BATCH];
+	struct iovec iov[BATCH];
+	struct rec *r;
+	size_t h;
+	int n, k, sent;
+	uint64_t now, t1;
+
+	for (;;) {
+		/* a send can run the receiving stack's softirq work in our
+		 * context: read the clock again for every batch */
+		now = now_ns();
+		/* collect the due records without consuming them */
+		n = 0;
+		if (ring_peek(d)) {
+			h = d->head;
+			while ((uint64_t)n < d->queued && n < BATCH) {
+				r = (struct rec *)(d->ring + h);
+				if (r->deadline_ns > now)
+					break;
+				iov[n].iov_base = r + 1;
+				iov[n].iov_len = r->len;
+				memset(&m[n], 0, sizeof(m[n]));
+				m[n].msg_hdr.msg_iov = &iov[n];
+				m[n].msg_hdr.msg_iovlen = 1;
+				n++;
+				h = ring_after(d, h);
+			}
+		}
+		if (!n)
+			return;
+		sent = sendmmsg(d->tx_fd, m, (unsigned int)n, MSG_DONTWAIT);
+		t1 = now_ns();
+		d->send_ns += t1 - now;
+		if (t1 - now > d->send_max_ns)
+			d->send_max_ns = t1 - now;
+		if (sent <= 0) {
+			/* the first frame failed: count and drop it, so one
+			 * refused frame cannot stall the line */
+			d->tx_errors++;
+			ring_peek(d);
+			ring_pop(d);
+			continue;
+		}
+		for (k = 0; k < sent; k++) {
+			r = ring_peek(d);
+			note_late(d, now, r->deadline_ns);
+			d->frames_out++;
+			d->bytes_out += r->len > VNET_BYTES ? r->len - VNET_BYTES : 0;
+			ring_pop(d);
+		}
+	}
+}
+
+static void poll_socket_drops(struct dir *d)
+{
+	struct tpacket_stats st;
+	socklen_t l = sizeof(st);
+
+	/* reading the statistics resets them in the kernel: accumulate */
+	if (d->rx_fd >= 0 && !getsockopt(d->rx_fd, SOL_PACKET, PACKET_STATISTICS, &st, &l))
+		d->drop_socket += st.tp_drops;
+}
+
+static uint64_t late_pct_us(const struct dir *d, double p)
+{
+	uint64_t total = 0, acc = 0, want;
+	int i;
+
+	for (i = 0; i <= LATE_HIST_US; i++)
+		total += d->late[i];
+	if (!total)
+		return 0;
+	want = (uint64_t)(p * (double)total + 0.999999);
+	if (want < 1)
+		want = 1;
+	for (i = 0; i <= LATE_HIST_US; i++) {
+		acc += d->late[i];
+		if (acc >= want)
+			return (uint64_t)i;
+	}
+	return LATE_HIST_US;
+}
+
+static uint64_t start_ns;
+
+static void print_stats(struct dir *dirs, int ndir, uint64_t delay_us, size_t ring_bytes)
+{
+	struct rusage ru;
+	int i;
+
+	printf("{\"delay_us\":%llu,\"ring_bytes\":%zu,\"directions\":[", (unsigned long long)delay_us,
+	       ring_bytes);
+	for (i = 0; i < ndir; i++) {
+		struct dir *d = &dirs[i];
+
+		poll_socket_drops(d);
+		printf("%s{\"in\":\"%s\",\"out\":\"%s\",\"frames_in\":%llu,\"bytes_in\":%llu,"
+		       "\"frames_out\":%llu,\"bytes_out\":%llu,\"queued\":%llu,\"ring_used_max_bytes\":%zu,"
+		       "\"dropped_ring\":%llu,\"dropped_socket\":%llu,\"dropped_trunc\":%llu,"
+		       "\"tx_errors\":%llu,\"no_kernel_stamp\":%llu,\"late_us\":{\"p50\":%llu,\"p99\":%llu,\"p999\":%llu,\"max\":%.1f},"
+		       "\"send_ms_total\":%.1f,\"send_us_max\":%.1f}",
+		       i ? "," : "", d->in_name, d->out_name, (unsigned long long)d->frames_in,
+		       (unsigned long long)d->bytes_in, (unsigned long long)d->frames_out,
+		       (unsigned long long)d->bytes_out, (unsigned long long)d->queued, d->used_max,
+		       (unsigned long long)d->drop_ring, (unsigned long long)d->drop_socket,
+		       (unsigned long long)d->drop_trunc, (unsigned long long)d->tx_errors,
+		       (unsigned long long)d->no_stamp,
+		       (unsigned long long)late_pct_us(d, 0.50), (unsigned long long)late_pct_us(d, 0.99),
+		       (unsigned long long)late_pct_us(d, 0.999), (double)d->late_max_ns / 1000.0,
+		       (double)d->send_ns / 1e6, (double)d->send_max_ns / 1000.0);
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	printf("],\"cpu_s\":%.3f,\"wall_s\":%.3f}\n",
+	       (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
+	       (double)(now_ns() - start_ns) / 1e9);
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	const char *in = NULL, *out = NULL;
+	uint64_t delay_us = 0, ring_bytes = DEF_RING_BYTES;
+	bool have_delay = false, both = false, rt = false;
+	uint64_t cpu = 0;
+	bool pin = false;
+	struct dir dirs[2];
+	struct pollfd pfd[3];
+	struct sigaction sa;
+	sigset_t block, waitmask;
+	int c, i, ndir, tfd;
+
+	while ((c = getopt(argc, argv, "i:o:d:2m:rc:h")) != -1) {
+		switch (c) {
+		case 'i': in = optarg; break;
+		case 'o': out = optarg; break;
+		case 'd':
+			if (!parse_u64(optarg, 0, MAX_DELAY_US, &delay_us)) {
+				fprintf(stderr, "delayline: -d '%s': the delay must be a whole number of microseconds in 0..%u\n",
+					optarg, MAX_DELAY_US);
+				return EXIT_USAGE;
+			}
+			have_delay = true;
+			break;
+		case '2': both = true; break;
+		case 'm':
+			if (!parse_u64(optarg, MIN_RING_BYTES, MAX_RING_BYTES, &ring_bytes)) {
+				fprintf(stderr, "delayline: -m '%s': the ring size must be a whole number of bytes in %u..%u\n",
+					optarg, MIN_RING_BYTES, MAX_RING_BYTES);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'r': rt = true; break;
+		case 'c':
+			if (!parse_u64(optarg, 0, CPU_SETSIZE - 1, &cpu)) {
+				fprintf(stderr, "delayline: -c '%s': the CPU must be a number in 0..%d\n", optarg,
+					CPU_SETSIZE - 1);
+				return EXIT_USAGE;
+			}
+			pin = true;
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "delayline: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!in || !out || !have_delay) {
+		fprintf(stderr, "delayline: -i DEV_IN, -o DEV_OUT and -d DELAY_US are required\n");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(in, out)) {
+		fprintf(stderr, "delayline: -i and -o name the same device '%s'; a delay line needs two\n", in);
+		return EXIT_USAGE;
+	}
+
+	memset(dirs, 0, sizeof(dirs));
+	ndir = both ? 2 : 1;
+	dirs[0].in_name = in;
+	dirs[0].out_name = out;
+	dirs[1].in_name = out;
+	dirs[1].out_name = in;
+	for (i = 0; i < ndir; i++) {
+		struct dir *d = &dirs[i];
+
+		d->rx_fd = d->tx_fd = -1;
+		d->in_ifindex = (int)if_nametoindex(d->in_name);
+		d->out_ifindex = (int)if_nametoindex(d->out_name);
+		if (!d->in_ifindex || !d->out_ifindex) {
+			fprintf(stderr, "delayline: device '%s' not found in this network namespace"
+				" (run delayline inside the wire namespace: ip netns exec NS delayline ...)\n",
+				d->in_ifindex ? d->out_name : d->in_name);
+			return EXIT_RUNTIME;
+		}
+		d->cap = ring_bytes & ~(size_t)7;
+		/* mmap: the ring is touched (and counted in RSS) only as used */
+		d->ring = mmap(NULL, d->cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (d->ring == MAP_FAILED) {
+			fprintf(stderr, "delayline: cannot allocate a %zu-byte ring: %s (lower -m)\n", d->cap,
+				strerror(errno));
+			return EXIT_RUNTIME;
+		}
+		if (open_rx(d) || open_tx(d))
+			return EXIT_RUNTIME;
+	}
+
+	if (pin) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET((int)cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			fprintf(stderr, "delayline: -c %llu: cannot run on that CPU: %s (online: 0..%ld)\n",
+				(unsigned long long)cpu, strerror(errno), sysconf(_SC_NPROCESSORS_ONLN) - 1);
+			return EXIT_RUNTIME;
+		}
+	}
+	/* Timer slack would let each wake-up drift by the default 50 µs. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	if (rt) {
+		struct sched_param sp = { .sched_priority = 50 };
+
+		if (sched_setscheduler(0, SCHED_FIFO, &sp))
+			fprintf(stderr, "delayline: SCHED_FIFO not granted (%s); continuing without it\n",
+				strerror(errno));
+	}
+	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (tfd < 0) {
+		fprintf(stderr, "delayline: timerfd_create: %s\n", strerror(errno));
+		return EXIT_RUNTIME;
+	}
+
+	/* Signals are blocked except inside ppoll, so a flag set by a handler
+	 * is always seen before the next sleep. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, &waitmask);
+	sigdelset(&waitmask, SIGTERM);
+	sigdelset(&waitmask, SIGINT);
+	sigdelset(&waitmask, SIGUSR1);
+
+	fprintf(stderr, "delayline: %s -> %s%s delayed by %llu us, ring %zu bytes per direction\n", in, out,
+		both ? " and back" : "", (unsigned long long)delay_us, dirs[0].cap);
+
+	start_ns = now_ns();
+	for (i = 0; i < ndir; i++) {
+		pfd[i].fd = dirs[i].rx_fd;
+		pfd[i].events = POLLIN;
+	}
+	pfd[ndir].fd = tfd;
+	pfd[ndir].events = POLLIN;
+
+	while (!stop_sig) {
+		uint64_t next = 0;
+		struct itimerspec its;
+
+		if (dump_req) {
+			dump_req = 0;
+			print_stats(dirs, ndir, delay_us, dirs[0].cap);
+		}
+		for (i = 0; i < ndir; i++) {
+			struct rec *r;
+
+			tx_due(&dirs[i]);
+			r = ring_peek(&dirs[i]);
+			if (r && (!next || r->deadline_ns < next))
+				next = r->deadline_ns;
+		}
+		/* absolute deadline of the oldest frame; 0 disarms */
+		memset(&its, 0, sizeof(its));
+		if (next) {
+			its.it_value.tv_sec = (time_t)(next / 1000000000ull);
+			its.it_value.tv_nsec = (long)(next % 1000000000ull);
+		}
+		timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
+		if (ppoll(pfd, (nfds_t)ndir + 1, NULL, &waitmask) < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "delayline: ppoll: %s\n", strerror(errno));
+			return EXIT_RUNTIME;
+		}
+		if (pfd[ndir].revents & POLLIN) {
+			uint64_t exp;
+
+			if (read(tfd, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
+				fprintf(stderr, "delayline: timerfd read: %s\n", strerror(errno));
+		}
+		for (i = 0; i < ndir; i++) {
+			if (pfd[i].revents & (POLLERR | POLLNVAL)) {
+				fprintf(stderr, "delayline: socket on %s failed (device gone?)\n", dirs[i].in_name);
+				print_stats(dirs, ndir, delay_us, dirs[0].cap);
+				return EXIT_RUNTIME;
+			}
+			if ((pfd[i].revents & POLLIN) && rx_batch(&dirs[i], delay_us * 1000ull))
+				return EXIT_RUNTIME;
+		}
+	}
+	print_stats(dirs, ndir, delay_us, dirs[0].cap);
+	return 0;
+}
