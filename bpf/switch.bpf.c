@@ -607,17 +607,28 @@ static __always_inline void dc_abm_update(struct dc_sw_state *st, const struct d
  */
 static __always_inline void dc_track(struct Qdisc *q, const struct netdev_queue *txq, bool deq)
 {
-	struct net_device *dev = BPF_CORE_READ(txq, dev);
 	struct dc_sw_state *st;
 	struct dc_sw_port *p;
+	struct net_device *dev;
+	struct net *net;
 	__u32 ifindex, zero = 0, *pid;
 	__u64 backlog, qlen, bytes = 0, pkts = 0, old, now;
 
-	if (!dev || BPF_CORE_READ(dev, nd_net.net, ns.inum) != dc_netns_ino)
+	/* The filter runs for every qdisc event of every namespace, once per
+	 * switch: plain loads through the tracepoint's BTF pointers (the
+	 * verifier makes them fault-safe), not bpf_probe_read_kernel calls,
+	 * which cost a helper call each. */
+	if (!txq)
 		return;
-	if (BPF_CORE_READ(q, parent) != TC_H_ROOT)
+	dev = txq->dev;
+	if (!dev)
 		return;
-	ifindex = BPF_CORE_READ(dev, ifindex);
+	net = dev->nd_net.net;
+	if (!net || net->ns.inum != dc_netns_ino)
+		return;
+	if (q->parent != TC_H_ROOT)
+		return;
+	ifindex = dev->ifindex;
 	pid = bpf_map_lookup_elem(&dc_sw_ifport, &ifindex);
 	if (!pid)
 		return;
@@ -625,8 +636,8 @@ static __always_inline void dc_track(struct Qdisc *q, const struct netdev_queue 
 	st = bpf_map_lookup_elem(&dc_sw_state, &zero);
 	if (!p || !st)
 		return;
-	backlog = BPF_CORE_READ(q, qstats.backlog);
-	qlen = BPF_CORE_READ(q, q.qlen);
+	backlog = q->qstats.backlog;
+	qlen = q->q.qlen;
 	/* u64_stats_t is one 64-bit word on 64-bit kernels (6.1 and 6.18) */
 	bpf_core_read(&bytes, sizeof(bytes), &q->bstats.bytes);
 	bpf_core_read(&pkts, sizeof(pkts), &q->bstats.packets);

@@ -125,6 +125,7 @@ int main(void)
 		       getenv("CI") && !strcmp(getenv("CI"), "true") ? "FAIL" : "SKIP");
 		return getenv("CI") && !strcmp(getenv("CI"), "true");
 	}
+	(void)swfix_run;	/* the fixture's runner stops at 9000 bytes: run() here */
 	if (swfix_setup(&f)) {
 		printf("FAIL: frags fixture: namespace, veths and switch object set up\n");
 		return 1;
