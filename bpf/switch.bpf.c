@@ -393,8 +393,17 @@ static __always_inline void dc_emit(struct dc_sw_counters *cnt, __u64 now, __u32
  * DSCP, decides with the configured algorithm, passes or drops.  Frames
  * that are not IP, malformed, unroutable or not leaving through a switch
  * port pass untouched.
+ *
+ * Multi-buffer ("xdp.frags", BPF_F_XDP_HAS_FRAGS, 5.18): native XDP on a
+ * veth refuses a peer MTU above about 3.5 kB to a program without it, so
+ * a jumbo-frame fabric needs it.  data..data_end is then only the first
+ * buffer: every header read below is bounds-checked against it, so a
+ * frame whose Ethernet + IP header is not all in the first buffer is
+ * "other" (passed untouched, counted).  Admission and the counters take
+ * the whole frame (bpf_xdp_get_buff_len), as the qdisc counts it; for a
+ * single-buffer frame that is data_end - data, as before.
  */
-SEC("xdp")
+SEC("xdp.frags")
 int dc_sw_admit(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
@@ -410,12 +419,16 @@ int dc_sw_admit(struct xdp_md *ctx)
 	struct dc_sw_counters *cnt;
 	struct dc_cred_io co = {};
 	struct dc_adm_in in;
-	__u32 zero = 0, key, len, prio, d, alg, pid, every;
+	__u32 zero = 0, key, prio, d, alg, pid, every;
 	enum dc_verdict v;
 	__u64 thresh, now;
 	__u8 dscp, evf = 0;
 	bool first_rtt, cred;
 
+	/* Called first, while only ctx is live: a helper call further down
+	 * would spill registers, and this frame has no bytes to spare under
+	 * 6.1's 512-byte limit for the call chain. */
+	in.len = (__u32)bpf_xdp_get_buff_len(ctx);
 	if ((void *)(eth + 1) > data_end)
 		goto other;
 	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
@@ -463,12 +476,10 @@ int dc_sw_admit(struct xdp_md *ctx)
 	prio = d & DC_SW_DSCP_PRIO_MASK;
 	first_rtt = d & DC_SW_DSCP_FIRST_RTT;
 	alg = cfg->alg;
-	len = (__u32)(data_end - data);
 	in.q = port->qlen_bytes;
 	in.Q = st->occupancy_bytes;
 	dc_stale_fix(port, &in, now);
 	in.B = cfg->buffer_bytes;
-	in.len = len;
 	in.alpha_q16 = dc_adm_alpha(alg, cfg->alpha_q16[prio], cfg->alpha_first_rtt_q16, first_rtt);
 	in.gamma_q16 = port->gamma_q16 ? port->gamma_q16 : (__u32)DC_Q16_ONE;
 	in.n_congested = st->abm_congested;
@@ -488,7 +499,7 @@ int dc_sw_admit(struct xdp_md *ctx)
 		co.Q = in.Q;
 		co.B = in.B;
 		co.now = now;
-		co.len = len;
+		co.len = in.len;
 		co.pid = pid;
 		co.alg = alg;
 		co.rate_mbps = port->rate_mbps;
@@ -514,7 +525,7 @@ int dc_sw_admit(struct xdp_md *ctx)
 	if (v == DC_V_ADMIT)
 		evf &= ~DC_SW_EV_DROP;
 	if (evf)
-		dc_emit(cnt, now, pid, prio, len, &in, thresh, &co, v, alg,
+		dc_emit(cnt, now, pid, prio, in.len, &in, thresh, &co, v, alg,
 			evf | (first_rtt ? DC_SW_EV_FIRST_RTT : 0));
 	if (v != DC_V_ADMIT) {
 		if (v == DC_V_DROP_FULL)
@@ -523,12 +534,12 @@ int dc_sw_admit(struct xdp_md *ctx)
 			cnt->drop_pred_pkts++;
 		else
 			cnt->drop_thresh_pkts++;
-		cnt->drop_bytes += len;
+		cnt->drop_bytes += in.len;
 		return XDP_DROP;
 	}
 	cnt->admit_pkts++;
-	cnt->admit_bytes += len;
-	if (iph && dc_ecn_mark(in.q, len, cfg->ecn_k_bytes) && dc_mark_ce(iph))
+	cnt->admit_bytes += in.len;
+	if (iph && dc_ecn_mark(in.q, in.len, cfg->ecn_k_bytes) && dc_mark_ce(iph))
 		cnt->ecn_marked_pkts++;
 	return XDP_PASS;
 other:
@@ -596,17 +607,28 @@ static __always_inline void dc_abm_update(struct dc_sw_state *st, const struct d
  */
 static __always_inline void dc_track(struct Qdisc *q, const struct netdev_queue *txq, bool deq)
 {
-	struct net_device *dev = BPF_CORE_READ(txq, dev);
 	struct dc_sw_state *st;
 	struct dc_sw_port *p;
+	struct net_device *dev;
+	struct net *net;
 	__u32 ifindex, zero = 0, *pid;
 	__u64 backlog, qlen, bytes = 0, pkts = 0, old, now;
 
-	if (!dev || BPF_CORE_READ(dev, nd_net.net, ns.inum) != dc_netns_ino)
+	/* The filter runs for every qdisc event of every namespace, once per
+	 * switch: plain loads through the tracepoint's BTF pointers (the
+	 * verifier makes them fault-safe), not bpf_probe_read_kernel calls,
+	 * which cost a helper call each. */
+	if (!txq)
 		return;
-	if (BPF_CORE_READ(q, parent) != TC_H_ROOT)
+	dev = txq->dev;
+	if (!dev)
 		return;
-	ifindex = BPF_CORE_READ(dev, ifindex);
+	net = dev->nd_net.net;
+	if (!net || net->ns.inum != dc_netns_ino)
+		return;
+	if (q->parent != TC_H_ROOT)
+		return;
+	ifindex = dev->ifindex;
 	pid = bpf_map_lookup_elem(&dc_sw_ifport, &ifindex);
 	if (!pid)
 		return;
@@ -614,8 +636,8 @@ static __always_inline void dc_track(struct Qdisc *q, const struct netdev_queue 
 	st = bpf_map_lookup_elem(&dc_sw_state, &zero);
 	if (!p || !st)
 		return;
-	backlog = BPF_CORE_READ(q, qstats.backlog);
-	qlen = BPF_CORE_READ(q, q.qlen);
+	backlog = q->qstats.backlog;
+	qlen = q->q.qlen;
 	/* u64_stats_t is one 64-bit word on 64-bit kernels (6.1 and 6.18) */
 	bpf_core_read(&bytes, sizeof(bytes), &q->bstats.bytes);
 	bpf_core_read(&pkts, sizeof(pkts), &q->bstats.packets);

@@ -81,6 +81,7 @@ static const struct feature features[] = {
 	{ "helper:bpf_timer_set_callback", "5.15", P_HELPER, "bpf_timer_set_callback" },
 	{ "helper:bpf_timer_start", "5.15", P_HELPER, "bpf_timer_start" },
 	{ "helper:bpf_loop", "5.17", P_HELPER, "bpf_loop" },
+	{ "helper:bpf_xdp_get_buff_len", "5.18", P_HELPER, "bpf_xdp_get_buff_len" },
 };
 
 #define NFEATURES (sizeof(features) / sizeof(features[0]))
