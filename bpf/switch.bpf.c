@@ -18,6 +18,7 @@
 #include <bpf/bpf_endian.h>
 
 #include "dcbpf/admit.h"
+#include "dcbpf/int.h"
 #include "maps/switch.h"
 
 /* dc_vlqd_sync as a bpf_loop over the ports (vlqd.h calls it through
@@ -131,6 +132,38 @@ static __always_inline void dc_stale_fix(const struct dc_sw_port *port, struct d
 }
 
 /*
+ * A leaf that steers by Ethereal path tag (bpf/eth_leaf.bpf.c, at TC
+ * ingress: after this program) sends a tagged packet up the tag's uplink,
+ * not the one the FIB picks; the queue that packet joins — and is marked
+ * and admitted against — is that uplink's.  tag_port (sw.NAME.tag_port.T)
+ * says which port tag T steers to.  Only a packet the FIB sends up one of
+ * those uplinks is moved: traffic towards the leaf's own hosts carries
+ * the tag too (INT keeps it) and goes down.  An uplink the steering finds
+ * down falls back to routing there; here it keeps the tag's port.
+ */
+static __always_inline __u32 dc_tag_port(__u32 tag, __u32 fib_port)
+{
+	const struct dc_sw_meta *meta;
+	const struct dc_sw_cfg *cfg;
+	__u32 zero = 0, d, j, tp;
+
+	meta = bpf_map_lookup_elem(&dc_sw_meta, &zero);
+	if (!meta)
+		return fib_port;
+	d = meta->cfg_slot & 1;
+	cfg = bpf_map_lookup_elem(&dc_sw_cfg, &d);
+	if (!cfg)
+		return fib_port;
+	tp = cfg->tag_port[tag & (DC_SW_TAGS - 1)];
+	if (!tp)
+		return fib_port;
+	for (j = 1; j < DC_SW_TAGS; j++)
+		if (cfg->tag_port[j] == fib_port + 1)
+			return tp - 1;
+	return fib_port;
+}
+
+/*
  * Egress port of a destination from the kernel's FIB, remembered in
  * dc_sw_route for DC_SW_ROUTE_TTL_NS (a route change reaches admission
  * accounting within that time; forwarding itself is always the kernel's).
@@ -170,6 +203,8 @@ static __noinline int dc_route(struct xdp_md *ctx, struct iphdr *iph, struct ipv
 	ifindex = fib.ifindex;
 	pid = bpf_map_lookup_elem(&dc_sw_ifport, &ifindex);
 	out->port_id = pid ? *pid : DC_SW_PORT_NONE;
+	if (rk->daddr[0] && out->port_id != DC_SW_PORT_NONE)
+		out->port_id = dc_tag_port(rk->daddr[0], out->port_id);
 	out->ifindex = ifindex;
 	out->expires_ns = bpf_ktime_get_coarse_ns() + DC_SW_ROUTE_TTL_NS;
 	bpf_map_update_elem(&dc_sw_route, rk, out, BPF_ANY);
@@ -438,6 +473,16 @@ int dc_sw_admit(struct xdp_md *ctx)
 		dscp = iph->tos >> 2;
 		rk.daddr[2] = bpf_htonl(0xffff);
 		rk.daddr[3] = iph->daddr;
+		/* Ethereal's tag (P of our option, first in the options, the
+		 * tag-only form included): part of the route key, dc_route
+		 * maps it to its uplink */
+		if (iph->ihl > 5) {
+			__u8 *o = (void *)(iph + 1);
+
+			if ((void *)(o + DC_INT_BASE_LEN) <= data_end && o[0] == DC_INT_OPT_TYPE &&
+			    o[1] >= DC_INT_BASE_LEN)
+				rk.daddr[0] = dc_int_path(o[3]);
+		}
 	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
 		ip6 = (void *)(eth + 1);
 		if ((void *)(ip6 + 1) > data_end)

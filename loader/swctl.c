@@ -53,7 +53,7 @@ static __u64 mono_ns(void);
 
 /* ---- parameters ---------------------------------------------------------- */
 
-enum { SW_K_ALG = 100, SW_K_DSCP, SW_K_FIRST_RTT, SW_K_DRAIN };
+enum { SW_K_ALG = 100, SW_K_DSCP, SW_K_FIRST_RTT, SW_K_DRAIN, SW_K_TAGPORT };
 
 struct sw_param {
 	const char *name;
@@ -92,6 +92,10 @@ static const struct sw_param sw_params[] = {
 	  "priority of DSCP D (dscp.D, D 0-63); default D >> 3" },
 	{ "first_rtt", SW_K_FIRST_RTT, SOFF(dscp_prio), 0, 1, 64, "-",
 	  "1 = DSCP D marks first-RTT packets (first_rtt.D); default: odd DSCPs" },
+	{ "tag_port", SW_K_TAGPORT, SOFF(tag_port), 0, DC_SW_PORTS_MAX - 1, DC_SW_TAGS, "-",
+	  "port (index, as in switch status) that an Ethereal leaf steers path tag T to "
+	  "(tag_port.T, T 1-15): admission and ECN then use that uplink's queue; fib = the "
+	  "FIB's port" },
 };
 #define NSW_PARAMS (sizeof(sw_params) / sizeof(sw_params[0]))
 
@@ -139,6 +143,8 @@ static void sw_range(const struct sw_param *sp, char *buf, size_t len)
 		snprintf(buf, len, "time, departures or hybrid");
 	else if (sp->kind == SW_K_FIRST_RTT)
 		snprintf(buf, len, "0 or 1");
+	else if (sp->kind == SW_K_TAGPORT)
+		snprintf(buf, len, "fib or a port 0..%u", DC_SW_PORTS_MAX - 1);
 	else
 		dc_param_range(&p, buf, len);
 }
@@ -213,6 +219,16 @@ static int sw_param_apply(const struct sw_param *sp, int index, const char *text
 		snprintf(why, whylen, "unknown drain rule (time, departures or hybrid)");
 		return -1;
 	}
+	if (sp->kind == SW_K_TAGPORT) {
+		if (index < 1) {
+			snprintf(why, whylen, "path tags are 1..%u (tag_port.T)", DC_SW_TAGS - 1);
+			return -1;
+		}
+		if (!strcmp(text, "fib")) {
+			cfg->tag_port[index] = 0;
+			return 0;
+		}
+	}
 	if (sp->kind == SW_K_FIRST_RTT)
 		p.kind = DC_K_BOOL;
 	if (dc_param_parse(&p, text, &v, why, whylen))
@@ -224,6 +240,9 @@ static int sw_param_apply(const struct sw_param *sp, int index, const char *text
 	case SW_K_FIRST_RTT:
 		cfg->dscp_prio[index] = (__u8)((cfg->dscp_prio[index] & ~DC_SW_DSCP_FIRST_RTT) |
 					       (v ? DC_SW_DSCP_FIRST_RTT : 0));
+		return 0;
+	case SW_K_TAGPORT:
+		cfg->tag_port[index] = (__u8)(v + 1);
 		return 0;
 	default:
 		break;
@@ -256,6 +275,12 @@ static void sw_param_format(const struct sw_param *sp, int index, const struct d
 		return;
 	case SW_K_FIRST_RTT:
 		snprintf(buf, len, "%u", cfg->dscp_prio[index] & DC_SW_DSCP_FIRST_RTT ? 1 : 0);
+		return;
+	case SW_K_TAGPORT:
+		if (index < 0 || !cfg->tag_port[index])
+			snprintf(buf, len, "fib");
+		else
+			snprintf(buf, len, "%u", cfg->tag_port[index] - 1u);
 		return;
 	default:
 		break;

@@ -57,6 +57,7 @@
 #include "compat.h"
 
 #define DC_SW_PORTS_MAX 16	/* ports per emulated switch */
+#define DC_SW_TAGS 16		/* Ethereal path tags: the 4-bit P field (include/dcbpf/int.h), 1..15 */
 #define DC_SW_PRIOS 8		/* priorities (DSCP class selector) */
 #define DC_SW_NAME_LEN 16	/* switch names, like interface names */
 #define DC_SW_IFNAME_LEN 16	/* IFNAMSIZ */
@@ -91,6 +92,7 @@ struct dc_sw_cfg {
 	__u32 ev_sample_every;		/* emit 1 in N arrivals to dc_sw_events; 0 = none */
 	__u32 ev_drops;			/* 1 = emit every admission drop */
 	__u32 cred_drain;		/* enum dc_cred_drain: how the virtual queues drain */
+	__u8 tag_port[DC_SW_TAGS];	/* Ethereal path tag T → 1 + uplink port; 0 = FIB */
 };
 
 /* How Credence's and FollowLQD's virtual queues T_i drain (dc_sw_cfg.cred_drain,
@@ -195,8 +197,10 @@ struct dc_sw_event {
 #define DC_SW_ROUTE_ENTRIES 4096
 #define DC_SW_PORT_NONE 0xffffffffU	/* forwarded, but not by a switch port */
 
+
 struct dc_sw_route_key {
-	__u32 daddr[4];		/* network order */
+	__u32 daddr[4];		/* network order; IPv4: ::ffff:a.b.c.d with the
+				 * packet's Ethereal path tag in daddr[0] */
 };
 
 struct dc_sw_route {
