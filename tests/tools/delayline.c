@@ -88,7 +88,7 @@ struct dir {
 	size_t cap, head, tail, used, used_max;
 	uint64_t queued;	/* frames in the ring */
 	uint64_t frames_in, bytes_in, frames_out, bytes_out;
-	uint64_t drop_ring, drop_socket, drop_trunc, tx_errors;
+	uint64_t drop_ring, drop_socket, drop_trunc, tx_errors, tx_busy;
 	uint64_t late[LATE_HIST_US + 1];
 	uint64_t late_max_ns;
 	uint64_t last_deadline_ns, no_stamp;
@@ -388,9 +388,13 @@ static size_t ring_after(const struct dir *d, size_t h)
 	return h;
 }
 
+/* A device that pushes back (its queue or our socket's send buffer full)
+ * is retried this much later; the frame keeps its place. */
+#define TX_RETRY_NS 20000ull
+
 /* tx_due: send every frame whose deadline has passed, in ring order, up to
- * BATCH per system call. */
-static void tx_due(struct dir *d)
+ * BATCH per system call.  Returns 1 when the device pushed back. */
+static int tx_due(struct dir *d)
 {
 	struct mmsghdr m[BATCH];
 	struct iovec iov[BATCH];
@@ -421,15 +425,20 @@ static void tx_due(struct dir *d)
 			}
 		}
 		if (!n)
-			return;
+			return 0;
 		sent = sendmmsg(d->tx_fd, m, (unsigned int)n, MSG_DONTWAIT);
 		t1 = now_ns();
 		d->send_ns += t1 - now;
 		if (t1 - now > d->send_max_ns)
 			d->send_max_ns = t1 - now;
+		if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)) {
+			/* back-pressure, not a bad frame: a wire would queue it */
+			d->tx_busy++;
+			return 1;
+		}
 		if (sent <= 0) {
-			/* the first frame failed: count and drop it, so one
-			 * refused frame cannot stall the line */
+			/* the first frame was refused: count and drop it, so
+			 * one bad frame cannot stall the line */
 			d->tx_errors++;
 			ring_peek(d);
 			ring_pop(d);
@@ -491,14 +500,14 @@ static void print_stats(struct dir *dirs, int ndir, uint64_t delay_us, size_t ri
 		printf("%s{\"in\":\"%s\",\"out\":\"%s\",\"frames_in\":%llu,\"bytes_in\":%llu,"
 		       "\"frames_out\":%llu,\"bytes_out\":%llu,\"queued\":%llu,\"ring_used_max_bytes\":%zu,"
 		       "\"dropped_ring\":%llu,\"dropped_socket\":%llu,\"dropped_trunc\":%llu,"
-		       "\"tx_errors\":%llu,\"no_kernel_stamp\":%llu,\"late_us\":{\"p50\":%llu,\"p99\":%llu,\"p999\":%llu,\"max\":%.1f},"
+		       "\"tx_errors\":%llu,\"tx_busy\":%llu,\"no_kernel_stamp\":%llu,\"late_us\":{\"p50\":%llu,\"p99\":%llu,\"p999\":%llu,\"max\":%.1f},"
 		       "\"send_ms_total\":%.1f,\"send_us_max\":%.1f}",
 		       i ? "," : "", d->in_name, d->out_name, (unsigned long long)d->frames_in,
 		       (unsigned long long)d->bytes_in, (unsigned long long)d->frames_out,
 		       (unsigned long long)d->bytes_out, (unsigned long long)d->queued, d->used_max,
 		       (unsigned long long)d->drop_ring, (unsigned long long)d->drop_socket,
 		       (unsigned long long)d->drop_trunc, (unsigned long long)d->tx_errors,
-		       (unsigned long long)d->no_stamp,
+		       (unsigned long long)d->tx_busy, (unsigned long long)d->no_stamp,
 		       (unsigned long long)late_pct_us(d, 0.50), (unsigned long long)late_pct_us(d, 0.99),
 		       (unsigned long long)late_pct_us(d, 0.999), (double)d->late_max_ns / 1000.0,
 		       (double)d->send_ns / 1e6, (double)d->send_max_ns / 1000.0);
@@ -664,11 +673,13 @@ int main(int argc, char **argv)
 		}
 		for (i = 0; i < ndir; i++) {
 			struct rec *r;
+			int busy = tx_due(&dirs[i]);
 
-			tx_due(&dirs[i]);
 			r = ring_peek(&dirs[i]);
 			if (r && (!next || r->deadline_ns < next))
 				next = r->deadline_ns;
+			if (busy && next < now_ns() + TX_RETRY_NS)
+				next = now_ns() + TX_RETRY_NS;
 		}
 		/* absolute deadline of the oldest frame; 0 disarms */
 		memset(&its, 0, sizeof(its));
