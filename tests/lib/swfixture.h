@@ -195,6 +195,8 @@ static __attribute__((unused)) struct dc_sw_counters swfix_counters(struct swfix
 		return tot;
 	for (i = 0; i < n; i++) {
 		tot.admit_pkts += v[i].admit_pkts;
+		tot.admit_bytes += v[i].admit_bytes;
+		tot.drop_bytes += v[i].drop_bytes;
 		tot.drop_thresh_pkts += v[i].drop_thresh_pkts;
 		tot.drop_full_pkts += v[i].drop_full_pkts;
 		tot.ecn_marked_pkts += v[i].ecn_marked_pkts;
@@ -202,6 +204,21 @@ static __attribute__((unused)) struct dc_sw_counters swfix_counters(struct swfix
 		tot.other_pkts += v[i].other_pkts;
 	}
 	return tot;
+}
+
+/* The IPv4 header checksum of a frame (IP at offset 14, no options) holds. */
+static __attribute__((unused)) bool swfix_ip_csum_ok(const unsigned char *frame)
+{
+	__u16 w[10];
+	__u32 sum = 0;
+	int i;
+
+	memcpy(w, frame + sizeof(struct ethhdr), sizeof(w));
+	for (i = 0; i < 10; i++)
+		sum += w[i];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
 }
 
 #endif

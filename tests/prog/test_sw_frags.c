@@ -36,38 +36,10 @@ static int run(size_t len, __u8 tos)
 	return (int)o.retval;
 }
 
-/* Port 1, priority 0, summed over CPUs (bytes too, which swfix_counters
- * leaves out). */
+/* Port 1, priority 0, summed over CPUs. */
 static struct dc_sw_counters cnt(void)
 {
-	struct dc_sw_counters tot = { 0 }, v[512];
-	__u32 key = 1 * DC_SW_PRIOS + 0;
-	int n = libbpf_num_possible_cpus(), i;
-
-	if (n > 512 || bpf_map_lookup_elem(f.cnt, &key, v))
-		return tot;
-	for (i = 0; i < n; i++) {
-		tot.admit_pkts += v[i].admit_pkts;
-		tot.admit_bytes += v[i].admit_bytes;
-		tot.drop_thresh_pkts += v[i].drop_thresh_pkts;
-		tot.drop_bytes += v[i].drop_bytes;
-		tot.ecn_marked_pkts += v[i].ecn_marked_pkts;
-	}
-	return tot;
-}
-
-static bool csum_ok(const unsigned char *frame)
-{
-	__u16 w[10];
-	__u32 sum = 0;
-	int i;
-
-	memcpy(w, frame + sizeof(struct ethhdr), sizeof(w));
-	for (i = 0; i < 10; i++)
-		sum += w[i];
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return sum == 0xffff;
+	return swfix_counters(&f, 1 * DC_SW_PRIOS + 0);
 }
 
 /*
@@ -94,7 +66,7 @@ static void checks(const char *what, size_t len, __u64 q_k, __u64 q_t, bool over
 	CHECK_EQ(name, c1.admit_bytes - c0.admit_bytes, len);
 	snprintf(name, sizeof(name), "frags %s: %s", what,
 		 over ? "q + whole frame > K: CE set, IPv4 checksum valid" : "q + len ≤ K: not marked");
-	CHECK(name, over ? (out[sizeof(struct ethhdr) + 1] & 3) == 3 && csum_ok(out) &&
+	CHECK(name, over ? (out[sizeof(struct ethhdr) + 1] & 3) == 3 && swfix_ip_csum_ok(out) &&
 			   c1.ecn_marked_pkts - c0.ecn_marked_pkts == 1
 			 : (out[sizeof(struct ethhdr) + 1] & 3) == 2 &&
 			   c1.ecn_marked_pkts == c0.ecn_marked_pkts,

@@ -22,20 +22,6 @@ static int run(const char *dst, __u8 tos, size_t len)
 	return swfix_run(&f, pkt, len, NULL, 1, NULL);
 }
 
-static bool csum_ok(const unsigned char *frame)
-{
-	__u16 w[10];
-	__u32 sum = 0;
-	int i;
-
-	memcpy(w, frame + sizeof(struct ethhdr), sizeof(w));
-	for (i = 0; i < 10; i++)
-		sum += w[i];
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return sum == 0xffff;
-}
-
 int main(void)
 {
 	struct dc_sw_counters c0, c1;
@@ -120,7 +106,7 @@ int main(void)
 	swfix_pkt(pkt, 1000, "10.9.1.2", 0x02 /* ECT(0) */);
 	CHECK_EQ("xdp ecn: ECT packet above K passes", swfix_run(&f, pkt, 1000, out, 1, NULL), XDP_PASS);
 	CHECK("xdp ecn: CE set and the IPv4 checksum still valid",
-	      (out[sizeof(struct ethhdr) + 1] & 3) == 3 && csum_ok(out), "tos %#x",
+	      (out[sizeof(struct ethhdr) + 1] & 3) == 3 && swfix_ip_csum_ok(out), "tos %#x",
 	      out[sizeof(struct ethhdr) + 1]);
 	swfix_pkt(pkt, 1000, "10.9.1.2", 0);
 	swfix_run(&f, pkt, 1000, out, 1, NULL);
