@@ -153,7 +153,7 @@ if command -v dumpcap >/dev/null && command -v tshark >/dev/null; then
 	c2=$FAB_LAST_PID
 	wait_until 10 grep -q Capturing "$W/dumpcap-before.log" && wait_until 10 grep -q Capturing "$W/dumpcap-after.log"
 	rr=$(fabric_exec "$S0" ping -R -c 5 -i 0.05 "$FAB_RECV_IP" 2>&1)
-	fabric_exec "$S0" iperf3 -c "$FAB_RECV_IP" -p 5201 -n 2M >/dev/null 2>&1
+	fabric_exec "$S0" iperf3 -c "$FAB_RECV_IP" -p 5201 -n 8M >/dev/null 2>&1
 	sleep 0.5	# the last frames are still on the wire for 1 ms
 	kill -INT "$c1" "$c2"
 	wait "$c1" "$c2" 2>/dev/null
