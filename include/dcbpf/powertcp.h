@@ -444,6 +444,24 @@ DC_INLINE bool dc_theta_on_ack(struct dc_ptcp_state *st, const struct dc_cc_cfg 
 	return updated;
 }
 
+/* True when there is no reference stack yet, or some hop's sample is at
+ * least min_dt_ns after its reference. */
+DC_INLINE bool dc_int_span_reached(const struct dc_ptcp_state *st,
+				   const struct dc_int_stack *stack, __u64 min_dt_ns)
+{
+	__u32 i, n = stack->nhops < st->nprev ? stack->nhops : st->nprev;
+
+	if (!st->nprev)
+		return true;
+	for (i = 0; i < DC_INT_MAX_HOPS; i++) {
+		if (i >= n)
+			break;
+		if ((__u32)stack->hop[i].ts_ns - st->prev[i].ts_ns >= min_dt_ns)
+			return true;
+	}
+	return false;
+}
+
 /*
  * PowerTCP with telemetry (Algorithm 1), in epochs of one RTT: an epoch
  * ends when the ACK passes the snd_nxt recorded when it began (UPDATEOLD).
@@ -477,7 +495,12 @@ DC_INLINE bool dc_powertcp_on_ack(struct dc_ptcp_state *st, const struct dc_cc_c
 	st->mode = DC_MODE_INT;
 	if (dc_seq_before(a->ack_seq, st->old_seq))
 		return false;
-	/* Any positive Δt: the pair spans a whole epoch, bursts included. */
+	/* An epoch cut short (the flow had stalled, so the bytes it waits
+	 * for were sent less than an RTT ago) is stretched until the pair
+	 * spans τ: over less, own bytes and power describe a burst, not the
+	 * flow's window. */
+	if (!dc_int_span_reached(st, stack, (__u64)tau * DC_NSEC_PER_USEC))
+		return false;
 	np = dc_int_norm_power_min_dt(st, stack, tau, 1, &dt_us, &hop);
 	if (np && epoch_bytes) {
 		dc_ptcp_add_power(st, np, dt_us, tau);

@@ -516,8 +516,8 @@ static void test_queue_step_response(void)
  * the queue near q_e = β.  Pairing the power with a window one epoch
  * newer than the one that sent the measured bytes swung this queue
  * between 0 and 1.3 MB (mean 170–240 kB); paired right, it stays within
- * 0–100 kB around β (what is left is the burst a window increase sends at
- * cwnd/τ).
+ * 0–110 kB, mean ≈ β (what is left is the burst a window increase sends
+ * at cwnd/τ).
  */
 #define PKT_TAU_US 1000
 #define PKT_MSS 1448
@@ -628,6 +628,44 @@ static void test_packets_long_rtt(void)
 	}
 }
 
+/* An epoch whose end comes less than τ of switch time after its start
+ * (the flow had stalled) is stretched: no update, and the next ACK past τ
+ * measures power and own bytes over the whole span. */
+static void test_epoch_stretch(void)
+{
+	struct dc_cc_cfg c = cfg_default();
+	struct dc_ptcp_state st;
+	struct dc_int_stack s = { .nhops = 1 };
+	struct dc_ptcp_ack a = { .min_rtt_us = 50, .min_cwnd_bytes = 2896, .max_cwnd_bytes = ~0U,
+				 .ack_seq = 0, .snd_nxt = 2500 };
+	__u32 old_seq;
+	bool up;
+
+	c.gamma_q16 = Q(1.0);
+	dc_ptcp_state_init(&st, &c, DC_CC_POWERTCP, 0, 2896);
+	s.hop[0] = (struct dc_int_hop){ .rate_mbps = 1000, .ts_ns = 0, .tx_bytes = 0 };
+	dc_powertcp_on_ack(&st, &c, &a, &s); /* first epoch end: reference only */
+	old_seq = st.old_seq;
+	/* Epoch end 20 µs later, 2500 bytes ACKed: too short to measure. */
+	a.ack_seq = 2500;
+	a.snd_nxt = 9000;
+	s.hop[0].ts_ns = 20000;
+	s.hop[0].tx_bytes = 2500;
+	up = dc_powertcp_on_ack(&st, &c, &a, &s);
+	CHECK_EQ("int: epoch shorter than tau does not update", up, 0);
+	CHECK_EQ("int: short epoch keeps its start", st.old_seq, old_seq);
+	/* 50 µs after the reference, 6250 bytes in all: one full link over τ. */
+	a.ack_seq = 6250;
+	s.hop[0].ts_ns = 50000;
+	s.hop[0].tx_bytes = 6250;
+	up = dc_powertcp_on_ack(&st, &c, &a, &s);
+	CHECK_EQ("int: stretched epoch updates", up, 1);
+	CHECK_RANGE("int: stretched epoch power over the span", st.power_q16, Q(1.0) - 2,
+		    Q(1.0) + 2);
+	/* w_old = the 6250 bytes ACKed over the whole span, Γ = 1: w = 6250 + β. */
+	CHECK_RANGE("int: w_old is the span's own bytes", st.cwnd_bytes, 6875 - 1, 6875 + 1);
+}
+
 int main(void)
 {
 	test_parameters();
@@ -644,5 +682,6 @@ int main(void)
 	test_once_per_rtt();
 	test_queue_step_response();
 	test_packets_long_rtt();
+	test_epoch_stretch();
 	return check_failed;
 }
