@@ -66,6 +66,7 @@ struct dc_ptcp_state {
 	__u32 prev_rtt_us;	/* θ law: θ of the previous update interval */
 	__u32 win_min_rtt_us;	/* θ law: min RTT sample of this interval */
 	__s32 power_q16;	/* Γ_smooth, signed: see dc_theta_norm_power */
+	__u32 epoch_ack_seq;	/* INT law: snd_una at the last epoch's end */
 	__u64 prev_t_us;	/* θ law: t_c at the previous interval's end */
 	__u32 tau_us;		/* τ in use */
 	__u8 mode;		/* enum dc_cc_mode */
@@ -243,11 +244,13 @@ DC_INLINE void dc_int_hop_remember(struct dc_ptcp_hop_prev *prev,
 /*
  * Max over hops of the normalised power (Algorithm 1 l.9–23), then
  * remember the stack.  Returns 0 when no hop could be differentiated;
- * *dt_us_out is the dt of the bottleneck hop, *hop_out its index.
+ * *dt_us_out is the dt of the bottleneck hop, *hop_out its index.  A hop
+ * whose sample is less than min_dt_ns after the remembered one is left
+ * out and keeps its reference.
  */
-DC_INLINE __u32 dc_int_norm_power(struct dc_ptcp_state *st,
-				  const struct dc_int_stack *stack,
-				  __u32 tau_us, __u64 *dt_us_out, __u32 *hop_out)
+DC_INLINE __u32 dc_int_norm_power_min_dt(struct dc_ptcp_state *st,
+					 const struct dc_int_stack *stack, __u32 tau_us,
+					 __u64 min_dt_ns, __u64 *dt_us_out, __u32 *hop_out)
 {
 	__u32 best = 0, best_dt_ns = 0, best_hop = 0, n = stack->nhops;
 	__u32 i;
@@ -259,12 +262,9 @@ DC_INLINE __u32 dc_int_norm_power(struct dc_ptcp_state *st,
 
 		if (i >= n)
 			break;
-		/* Differentiate over at least τ: between two ACKs a few µs apart
-		 * a hop shows either a whole burst (GSO, a TBF bucket) or none
-		 * of it; over τ it shows the rate.  Closer samples keep the
-		 * older one as the reference. */
-		if (i < st->nprev && (__u32)stack->hop[i].ts_ns - st->prev[i].ts_ns <
-					     (__u64)tau_us * DC_NSEC_PER_USEC)
+		/* Samples closer than min_dt_ns keep the older one as the
+		 * reference (see dc_int_norm_power). */
+		if (i < st->nprev && (__u32)stack->hop[i].ts_ns - st->prev[i].ts_ns < min_dt_ns)
 			continue;
 		p = i < st->nprev ? dc_int_hop_norm_power(&st->prev[i], &stack->hop[i],
 							  tau_us, &dt_ns) : 0;
@@ -282,6 +282,18 @@ DC_INLINE __u32 dc_int_norm_power(struct dc_ptcp_state *st,
 		*dt_us_out = 1;
 	*hop_out = best_hop;
 	return best;
+}
+
+/*
+ * The same, differentiated over at least τ: between two ACKs a few µs
+ * apart a hop shows either a whole burst (GSO, a TBF bucket) or none of
+ * it; over τ it shows the rate.
+ */
+DC_INLINE __u32 dc_int_norm_power(struct dc_ptcp_state *st, const struct dc_int_stack *stack,
+				  __u32 tau_us, __u64 *dt_us_out, __u32 *hop_out)
+{
+	return dc_int_norm_power_min_dt(st, stack, tau_us, (__u64)tau_us * DC_NSEC_PER_USEC,
+					dt_us_out, hop_out);
 }
 
 /*
@@ -356,6 +368,7 @@ DC_INLINE void dc_ptcp_state_init(struct dc_ptcp_state *st, const struct dc_cc_c
 	st->prev_rtt_us = 0;
 	st->win_min_rtt_us = 0;
 	st->power_q16 = 0;
+	st->epoch_ack_seq = snd_nxt;
 	st->prev_t_us = 0;
 	st->tau_us = tau;
 	st->mode = DC_MODE_INIT;
@@ -431,34 +444,78 @@ DC_INLINE bool dc_theta_on_ack(struct dc_ptcp_state *st, const struct dc_cc_cfg 
 	return updated;
 }
 
+/* True when there is no reference stack yet, or some hop's sample is at
+ * least min_dt_ns after its reference. */
+DC_INLINE bool dc_int_span_reached(const struct dc_ptcp_state *st,
+				   const struct dc_int_stack *stack, __u64 min_dt_ns)
+{
+	__u32 i, n = stack->nhops < st->nprev ? stack->nhops : st->nprev;
+
+	if (!st->nprev)
+		return true;
+	for (i = 0; i < DC_INT_MAX_HOPS; i++) {
+		if (i >= n)
+			break;
+		if ((__u32)stack->hop[i].ts_ns - st->prev[i].ts_ns >= min_dt_ns)
+			return true;
+	}
+	return false;
+}
+
 /*
- * PowerTCP per ACK with telemetry (Algorithm 1): power from the hop
- * stack, window on every ACK that brought new telemetry.  Returns true
- * when the window was updated.
+ * PowerTCP with telemetry (Algorithm 1), in epochs of one RTT: an epoch
+ * ends when the ACK passes the snd_nxt recorded when it began (UPDATEOLD).
+ *
+ * w_old must describe the same bytes as the power it is divided by
+ * (GETCWND(ack.seq), l.3; in the model w(t − θ) is what the flow had in
+ * flight when the measured bytes were sent): only then is w_old/Γ_norm
+ * the flow's share of b·τ whatever the feedback delay (Property 1).  So
+ * the hops are differentiated between the stacks echoed at two
+ * consecutive epoch ends, which bracket the bytes ACKed in between, and
+ * w_old is those bytes: what the flow contributed to that very interval.
+ * It equals the window of the previous epoch when the flow filled it, and
+ * stays right when it did not (stalled on late ACK bunches, or just cut
+ * and draining), where the window would claim bytes that never reached
+ * the queue.  Remembering instead the window just computed pairs the power
+ * with a window one epoch newer than the bytes it measured: the law then
+ * reacts to its own last change (w_new ∝ w_k/w_{k−1}) and, with τ ≈ 1 ms,
+ * swings the queue between empty and several β (docs/results.md).
+ * Returns true when the window was updated.
  */
 DC_INLINE bool dc_powertcp_on_ack(struct dc_ptcp_state *st, const struct dc_cc_cfg *cfg,
 				  const struct dc_ptcp_ack *a,
 				  const struct dc_int_stack *stack)
 {
 	__u32 np, hop = 0, tau = dc_ptcp_tau_us(cfg, a->min_rtt_us);
+	__u32 epoch_bytes = a->ack_seq - st->epoch_ack_seq;
 	__u64 dt_us = 0;
+	bool updated = false;
 
 	st->tau_us = tau;
 	st->mode = DC_MODE_INT;
-	np = dc_int_norm_power(st, stack, tau, &dt_us, &hop);
-	if (!np) {
-		dc_ptcp_update_old(st, a->ack_seq, a->snd_nxt);
+	if (dc_seq_before(a->ack_seq, st->old_seq))
 		return false;
+	/* An epoch cut short (the flow had stalled, so the bytes it waits
+	 * for were sent less than an RTT ago) is stretched until the pair
+	 * spans τ: over less, own bytes and power describe a burst, not the
+	 * flow's window. */
+	if (!dc_int_span_reached(st, stack, (__u64)tau * DC_NSEC_PER_USEC))
+		return false;
+	np = dc_int_norm_power_min_dt(st, stack, tau, 1, &dt_us, &hop);
+	if (np && epoch_bytes) {
+		dc_ptcp_add_power(st, np, dt_us, tau);
+		st->bottleneck_hop = (__u8)hop;
+		st->cwnd_old_bytes = epoch_bytes;
+		st->cwnd_bytes = dc_ptcp_update_window(st->cwnd_bytes, epoch_bytes,
+						       dc_power_for_update(st->power_q16),
+						       dc_ptcp_beta_bytes(cfg, tau),
+						       cfg->gamma_q16, a->min_cwnd_bytes,
+						       a->max_cwnd_bytes);
+		updated = true;
 	}
-	dc_ptcp_add_power(st, np, dt_us, tau);
-	st->bottleneck_hop = (__u8)hop;
-	st->cwnd_bytes = dc_ptcp_update_window(st->cwnd_bytes, st->cwnd_old_bytes,
-					       dc_power_for_update(st->power_q16),
-					       dc_ptcp_beta_bytes(cfg, tau),
-					       cfg->gamma_q16, a->min_cwnd_bytes,
-					       a->max_cwnd_bytes);
-	dc_ptcp_update_old(st, a->ack_seq, a->snd_nxt);
-	return true;
+	st->epoch_ack_seq = a->ack_seq;
+	st->old_seq = a->snd_nxt;
+	return updated;
 }
 
 #endif
