@@ -23,7 +23,7 @@ RATE=1000
 # Tolerance of the RTT increase over the configured delay, µs: the delay is
 # never shorter (-TOL_LO only absorbs the noise of the two ping averages);
 # it is longer by the tool's wake-up latency (docs/fabric.md, "Delay line").
-TOL_LO=60 TOL_HI=250
+TOL_LO=60 TOL_HI=350
 # Under emulation (vm/run sets DCBPF_VM=1) every wake-up and every packet
 # costs far more: the TBF runs at a tenth of the rate and the RTT may grow
 # by up to 1.5 ms more than configured.
@@ -63,9 +63,12 @@ expect_rc "an unknown option" 2 "usage" -i a -o b -d 100 -x
 expect_rc "a device that does not exist" 1 "not found in this network namespace" -i nosuchdev0 -o lo -d 100
 
 # ---- 2. RTT grows by the delay -------------------------------------------------
-# ping_avg_us NS IP: average RTT of 50 pings 10 ms apart, µs.
+# ping_avg_us NS IP: median RTT of 50 pings 10 ms apart, µs (the median:
+# one ping caught in a stall of the shared cores moves an average by
+# tens of µs, not the delay line's own latency).
 ping_avg_us() {
-	fabric_exec "$1" ping -c 50 -i 0.01 -q "$2" | awk -F'[/ ]' '/^rtt/ {printf "%.0f", $8 * 1000}'
+	fabric_exec "$1" ping -c 50 -i 0.01 "$2" | sed -nE 's/.*time=([0-9.]+) ms.*/\1/p' | sort -g |
+		awk '{ v[NR] = $1 } END { if (NR) printf "%.0f", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) * 1000 }'
 }
 # leftovers ID: namespaces and root-namespace links carrying the id.
 leftovers() {
@@ -96,7 +99,7 @@ for d in 500 1000; do
 	if [ "$grow" -ge $((d - TOL_LO)) ] && [ "$grow" -le $((d + TOL_HI)) ]; then
 		t_pass "delayline: RTT grows by $grow us with a $d us delay (${base} -> ${rtt} us; allowed $((d - TOL_LO))..$((d + TOL_HI)))"
 	else
-		t_fail "delayline: RTT grows by the delay" "D = $d us: ping avg ${base} -> ${rtt} us, +$grow, allowed $((d - TOL_LO))..$((d + TOL_HI))"
+		t_fail "delayline: RTT grows by the delay" "D = $d us: ping median ${base} -> ${rtt} us, +$grow, allowed $((d - TOL_LO))..$((d + TOL_HI))"
 	fi
 	fabric_teardown
 done
