@@ -72,7 +72,9 @@ tc_num() {
 	case $1 in
 	sent) sed -nE 's/.*Sent ([0-9]+) bytes.*/\1/p' <<<"$s" ;;
 	dropped) sed -nE 's/.*dropped ([0-9]+),.*/\1/p' <<<"$s" ;;
-	backlog) sed -nE 's/.*backlog ([0-9]+)b.*/\1/p' <<<"$s" | head -n 1 ;;
+	# tc prints sizes near a round number of KiB/MiB as "768Kb"/"1Mb"
+	backlog) sed -nE 's/.*backlog ([0-9.]+)([KM]?)b.*/\1 \2/p' <<<"$s" | head -n 1 |
+		awk '{ m = $2 == "K" ? 1024 : $2 == "M" ? 1048576 : 1; printf "%.0f\n", $1 * m }' ;;
 	esac
 }
 # mono_now: CLOCK_MONOTONIC ns, the clock of qsample's t_ns (one sample).
