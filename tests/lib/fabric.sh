@@ -30,10 +30,11 @@
 #                  receiver -> switch, the ACKs, default; ab; both).
 #   FAB_DELAYLINE  the delay line binary (default $BUILD/tools/delayline)
 #   FAB_DELAYLINE_CPU  CPU the delay line runs on (default auto: the last
-#                  one when there are two or more; none: not pinned)
-#   FAB_DELAYLINE_ISOLATE  1: the wire's devices and both far ends steer
-#                  RPS away from that CPU too (default 0: only the device
-#                  the tool sends into)
+#                  one when there are two or more; none: not pinned). The
+#                  device it reads steers RPS to that CPU; the device it
+#                  sends into and every link made after the wire, away.
+#   FAB_DELAYLINE_ISOLATE  1: both far ends of the wire steer RPS away
+#                  from that CPU too (default 0)
 #   FAB_WIRE_STATS file prefix for the delay lines' JSON counters (default
 #                  none); wire k writes <prefix>w<k>.json at teardown
 # shellcheck shell=bash
@@ -45,6 +46,7 @@ FAB_HOOKS=()		# commands run first at teardown (fabric_on_exit)
 FAB_CGROUPS=()		# cgroup directories this run created (fabric_cgroup)
 FAB_WIRE_NS=()		# wire namespaces (fabric_make_wire), index = wire number
 FAB_WIRE_PIDS=()	# their delay line processes
+FAB_RPS_AVOID_CPU=""	# a delay line's CPU, kept out of later links' RPS
 FAB_TRAPS=0
 FAB_PREV_EXIT_TRAP=""
 
@@ -159,6 +161,7 @@ fabric_teardown() {
 	FAB_CGROUPS=()
 	FAB_WIRE_NS=()
 	FAB_WIRE_PIDS=()
+	FAB_RPS_AVOID_CPU=""
 	FAB_ETH_CG=""
 	FAB_ID=""
 }
@@ -224,11 +227,16 @@ fabric_make_link() {
 # dequeued from either CPU one flow's packets then race through two
 # backlogs and arrive reordered (measured: ~100 spurious retransmits per
 # 5 s CUBIC flow). RPS keeps every flow on one CPU, so order is kept.
+# Once a delay line runs (fabric_make_wire), links made after it keep off
+# its CPU.
 fabric_rps() {
 	local ncpu mask
 	ncpu=$(nproc)
 	[ "$ncpu" -gt 32 ] && ncpu=32
-	mask=$(printf '%x' $(((1 << ncpu) - 1)))
+	mask=$(((1 << ncpu) - 1))
+	# a delay line's CPU is left to it (fabric_make_wire)
+	[ -n "$FAB_RPS_AVOID_CPU" ] && [ "$FAB_RPS_AVOID_CPU" -lt "$ncpu" ] && mask=$((mask & ~(1 << FAB_RPS_AVOID_CPU)))
+	mask=$(printf '%x' $mask)
 	ip netns exec "$1" sh -c "for q in /sys/class/net/$2/queues/rx-*/rps_cpus; do echo $mask > \$q; done" ||
 		{ _fab_die "setting rps_cpus on $2 (in $1) failed; is CONFIG_RPS set?"; return 1; }
 }
@@ -377,10 +385,26 @@ fabric_make_wire() {
 		both) _fab_rps_without "$nsa" "$da" "$cpu" && _fab_rps_without "$nsb" "$db" "$cpu" || return 1 ;;
 		esac
 		opts+=(-c "$cpu")
-		# FAB_DELAYLINE_ISOLATE=1: the wire's own devices and the far end's
-		# steer away from that CPU too (less softirq work lands on it)
+		# The other way round, the device the tool reads steers to the
+		# tool's CPU alone, and every link made after this one keeps off
+		# it: the receive stamp is taken when a frame is queued to a CPU's
+		# backlog, and on a busy CPU that backlog waits behind the whole
+		# fabric's softirq work (p99 lateness 1.5-2.5 ms under the demo's
+		# load; 0.7-0.9 ms this way).
+		local rin
+		case $dir in ba) rin=("$wb") ;; ab) rin=("$wa") ;; both) rin=("$wa" "$wb") ;; esac
+		for i in "${rin[@]}"; do
+			ip netns exec "$w" sh -c "for q in /sys/class/net/$i/queues/rx-*/rps_cpus; do printf '%x' $((1 << cpu)) > \$q; done" ||
+				{ _fab_die "setting rps_cpus on $i ($w) to the delay line's CPU $cpu failed"; return 1; }
+		done
+		FAB_RPS_AVOID_CPU=$cpu
+		# FAB_DELAYLINE_ISOLATE=1: both far ends and the wire device the
+		# tool does not read steer away from that CPU too
 		if [ "${FAB_DELAYLINE_ISOLATE:-0}" = 1 ]; then
-			for i in "$nsa $da" "$w $wa" "$w $wb" "$nsb $db"; do
+			local iso=("$nsa $da" "$nsb $db")
+			[ "$dir" = ba ] && iso+=("$w $wa")
+			[ "$dir" = ab ] && iso+=("$w $wb")
+			for i in "${iso[@]}"; do
 				# shellcheck disable=SC2086  # "ns dev" pairs
 				_fab_rps_without $i "$cpu" || return 1
 			done
