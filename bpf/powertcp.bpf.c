@@ -6,7 +6,8 @@
  * "theta_powertcp" (dc_theta_ptcp), registered by dcbpfd.
  * Runs: in the TCP stack of each socket that selects them (setsockopt
  * TCP_CONGESTION or a netns default) — init when the connection starts,
- * cong_control on every ACK, release when the socket goes away.
+ * cong_control on every ACK, cwnd_event when a send starts with nothing in
+ * flight (restart after idle), release when the socket goes away.
  *
  * Thin by design: gather the ACK's inputs, call the control law in
  * include/dcbpf/powertcp.h, write cwnd and pacing rate, mirror the state
@@ -249,6 +250,28 @@ static __always_inline void dc_cc_release(struct sock *sk, __u32 cc)
 	DC_STAT_INC(stats, flows_released);
 }
 
+/* cwnd_event: on the first send with nothing in flight (TX_START), a flow
+ * idle for more than an RTO starts over (dc_ptcp_state_restart). The
+ * kernel raises TX_START before it stamps lsndtime with this send. */
+static __always_inline void dc_cc_event(struct sock *sk, enum tcp_ca_event ev, __u32 cc)
+{
+	struct tcp_sock *tp = dc_tcp_sk(sk);
+	struct dc_ptcp_state *st = dc_state(sk);
+	struct dc_cc_counters *stats;
+	__u32 mss = tp->mss_cache ? tp->mss_cache : 1;
+	__u32 idle_jiffies = (__u32)bpf_jiffies64() - tp->lsndtime;
+	struct dc_cc_cfg cfg;
+
+	if (ev != CA_EVENT_TX_START ||
+	    !dc_ptcp_idle_restart(idle_jiffies, tp->inet_conn.icsk_rto))
+		return;
+	dc_load_cfg(cc, &cfg);
+	dc_ptcp_state_restart(st, &cfg, tp->snd_nxt, tp->rtt_min.s[0].v, cfg.min_cwnd_pkts * mss);
+	dc_apply(sk, st, &cfg, mss);
+	stats = bpf_map_lookup_elem(&dc_cc_stats, &cc);
+	DC_STAT_INC(stats, idle_restarts);
+}
+
 /* ssthresh: only consulted for undo bookkeeping; the window is ours. */
 static __always_inline __u32 dc_cc_ssthresh(struct sock *sk)
 {
@@ -280,6 +303,11 @@ static __always_inline __u32 dc_cc_ssthresh(struct sock *sk)
 	{                                                                    \
 		dc_cc_release(sk, cc_id);                                    \
 	}                                                                    \
+	SEC("struct_ops/" #pfx "_evt")                                       \
+	void BPF_PROG(pfx##_evt, struct sock *sk, enum tcp_ca_event ev)      \
+	{                                                                    \
+		dc_cc_event(sk, ev, cc_id);                                  \
+	}                                                                    \
 	SEC("struct_ops/" #pfx "_ssth")                                      \
 	__u32 BPF_PROG(pfx##_ssth, struct sock *sk)                          \
 	{                                                                    \
@@ -299,6 +327,7 @@ struct tcp_congestion_ops dc_powertcp = {
 	.init = (void *)dc_ptcp_init,
 	.cong_control = (void *)dc_ptcp_ctl,
 	.release = (void *)dc_ptcp_rel,
+	.cwnd_event = (void *)dc_ptcp_evt,
 	.ssthresh = (void *)dc_ptcp_ssth,
 	.undo_cwnd = (void *)dc_ptcp_undo,
 	.flags = TCP_CONG_NON_RESTRICTED,
@@ -310,6 +339,7 @@ struct tcp_congestion_ops dc_theta_ptcp = {
 	.init = (void *)dc_theta_init,
 	.cong_control = (void *)dc_theta_ctl,
 	.release = (void *)dc_theta_rel,
+	.cwnd_event = (void *)dc_theta_evt,
 	.ssthresh = (void *)dc_theta_ssth,
 	.undo_cwnd = (void *)dc_theta_undo,
 	.flags = TCP_CONG_NON_RESTRICTED,

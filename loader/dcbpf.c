@@ -169,7 +169,7 @@ static const struct {
 } counter_fields[] = {
 #define CF(f) { #f, offsetof(struct dc_cc_counters, f) }
 	CF(flows_init), CF(flows_released), CF(acks), CF(cwnd_updates), CF(rtt_missing),
-	CF(int_acks), CF(theta_fallback), CF(int_stale), CF(mirror_fail),
+	CF(int_acks), CF(theta_fallback), CF(int_stale), CF(mirror_fail), CF(idle_restarts),
 #undef CF
 };
 #define NCOUNTERS (sizeof(counter_fields) / sizeof(counter_fields[0]))

@@ -319,6 +319,7 @@ static const struct {
 	F(theta_fallback, "PowerTCP ACKs without telemetry, run on the RTT (theta) law."),
 	F(int_stale, "PowerTCP ACKs whose telemetry was older than int_stale_us."),
 	F(mirror_fail, "Failed updates of the dc_cc_flows mirror."),
+	F(idle_restarts, "Flows restarted at HostBw*tau after idling longer than an RTO."),
 #undef F
 };
 

@@ -384,6 +384,41 @@ DC_INLINE void dc_ptcp_state_init(struct dc_ptcp_state *st, const struct dc_cc_c
 	}
 }
 
+/*
+ * Restart after idle. A flow that sends again after more than an RTO with
+ * nothing in flight starts over as a new one: window HostBw·τ (the first
+ * RTT at line rate, §2.2.6), a fresh epoch, no remembered hop samples.
+ * The window it ended its last burst with answered a queue that drained
+ * long ago; kept, it decides the next burst's share (a burst that ended
+ * at the minimum window climbs back by β per RTT while the flows that kept
+ * theirs hold the link). Linux restarts idle flows itself
+ * (tcp_cwnd_restart) only for CCs without cong_control; ours uses the
+ * same rule, idle > RTO, both in jiffies.
+ */
+DC_INLINE bool dc_ptcp_idle_restart(__u32 idle_jiffies, __u32 rto_jiffies)
+{
+	return idle_jiffies > rto_jiffies;
+}
+
+/* As dc_ptcp_state_init, keeping the socket's identity (CC, port) and
+ * taking τ from the min RTT the flow has already measured. */
+DC_INLINE void dc_ptcp_state_restart(struct dc_ptcp_state *st, const struct dc_cc_cfg *cfg,
+				     __u32 snd_nxt, __u32 min_rtt_us, __u32 min_bytes)
+{
+	__u16 sport = st->sport;
+	__u8 cc = st->cc;
+	__u32 tau = dc_ptcp_tau_us(cfg, min_rtt_us);
+	__u32 w = dc_ptcp_cwnd_init_bytes(cfg, tau);
+
+	dc_ptcp_state_init(st, cfg, cc, snd_nxt, min_bytes);
+	if (w < min_bytes)
+		w = min_bytes;
+	st->tau_us = tau;
+	st->cwnd_bytes = w;
+	st->cwnd_old_bytes = w;
+	st->sport = sport;
+}
+
 /* Inputs of one ACK, gathered from the socket by the BPF program. */
 struct dc_ptcp_ack {
 	__u32 ack_seq;		/* snd_una after this ACK */

@@ -83,6 +83,7 @@ struct dc_cc_counters {
 	__u64 theta_fallback;	/* PowerTCP ACKs without INT → θ law */
 	__u64 int_stale;	/* INT present but older than int_stale_us */
 	__u64 mirror_fail;	/* dc_cc_flows update failed */
+	__u64 idle_restarts;	/* flows restarted after idle (dc_ptcp_state_restart) */
 };
 
 /* One PowerTCP decision, streamed by `dcbpf trace` (dc_cc_trace ring

@@ -93,6 +93,26 @@ done
 fb=$(stat_of 0 theta_fallback)
 if [ "${fb:-0}" -gt 0 ]; then t_pass "cc: powertcp without INT counts theta_fallback ($fb)"
 else t_fail "cc: powertcp without INT counts theta_fallback" "theta_fallback=$fb"; fi
+# Restart after idle: bursts on kept connections. Rounds 400 ms apart
+# (idle > the 200 ms minimum RTO) start over at HostBw·τ, once per flow and
+# round after the first; rounds 20 ms apart do not.
+fabric_bg "$R" "$BUILD/tools/incast" sink -p 5999 2>/dev/null
+fabric_wait_port "$R" 5999
+idle_rounds() {	# GAP_MS: restarts counted over 3 rounds of 2 flows
+	local r0 r1
+	r0=$(stat_of 0 idle_restarts)
+	"$BUILD/tools/incast" client -d "$RIP" -p 5999 -n "$S0,$S1" -s 65536 -c powertcp -r 3 -g "$1" -t 60 \
+		>"$OUT/cc_idle_$1.json" 2>&1 || { echo "incast failed: $(tail -c 300 "$OUT/cc_idle_$1.json")"; return; }
+	r1=$(stat_of 0 idle_restarts)
+	echo $((${r1:-0} - ${r0:-0}))
+}
+n=$(idle_rounds 400)
+if [ "$n" = 4 ]; then t_pass "cc: flows idle for longer than an RTO restart (4 of 2 flows x 2 later rounds)"
+else t_fail "cc: flows idle for longer than an RTO restart" "idle_restarts grew by '$n', want 4"; fi
+n=$(idle_rounds 20)
+if [ "$n" = 0 ]; then t_pass "cc: a 20 ms pause is not a restart"
+else t_fail "cc: a 20 ms pause is not a restart" "idle_restarts grew by '$n', want 0"; fi
+
 # Flows leave the mirror when their sockets go away.
 sleep 0.5
 left=$(bpftool map dump pinned "$DCBPFD_PIN/dc_cc_flows" -j | jq 'length')

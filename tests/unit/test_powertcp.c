@@ -666,6 +666,57 @@ static void test_epoch_stretch(void)
 	CHECK_RANGE("int: w_old is the span's own bytes", st.cwnd_bytes, 6875 - 1, 6875 + 1);
 }
 
+/* Restart after idle: a flow that ended a burst at a small window with hop
+ * samples and power remembered starts the next one as a new flow would. */
+static void test_idle_restart(void)
+{
+	struct dc_cc_cfg c = cfg_default();
+	struct dc_ptcp_state st;
+	struct dc_int_stack s = { .nhops = 1 };
+	struct dc_ptcp_ack a = { .min_rtt_us = 50, .min_cwnd_bytes = 2896, .max_cwnd_bytes = ~0U,
+				 .ack_seq = 0, .snd_nxt = 2500 };
+
+	CHECK_EQ("restart: idle longer than the RTO", dc_ptcp_idle_restart(51, 50), 1);
+	CHECK_EQ("restart: idle of exactly the RTO is not", dc_ptcp_idle_restart(50, 50), 0);
+	CHECK_EQ("restart: a short pause is not", dc_ptcp_idle_restart(3, 50), 0);
+	/* lsndtime ahead of the clock read (jiffies wrap handled by u32 math) */
+	CHECK_EQ("restart: across a jiffies wrap", dc_ptcp_idle_restart(5U - 0xfffffff0U, 10), 1);
+
+	dc_ptcp_state_init(&st, &c, DC_CC_POWERTCP, 0, 2896);
+	st.sport = 40001;
+	s.hop[0] = (struct dc_int_hop){ .rate_mbps = 1000, .ts_ns = 0, .tx_bytes = 0 };
+	dc_powertcp_on_ack(&st, &c, &a, &s);
+	/* a heavily loaded hop: the window goes to the minimum */
+	a.ack_seq = 2500;
+	a.snd_nxt = 9000;
+	s.hop[0] = (struct dc_int_hop){ .rate_mbps = 1000, .ts_ns = 60000, .tx_bytes = 7500,
+					.qlen_bytes = 200000 };
+	dc_powertcp_on_ack(&st, &c, &a, &s);
+	CHECK("restart: precondition, window cut by the queue", st.cwnd_bytes < 6250, "cwnd %u",
+	      st.cwnd_bytes);
+	CHECK("restart: precondition, hop samples kept", st.nprev == 1, "nprev %u", st.nprev);
+
+	/* τ from the configured base RTT: window HostBw·τ = 6250 */
+	dc_ptcp_state_restart(&st, &c, 123456, 80, 2896);
+	CHECK_EQ("restart: window HostBw*tau", st.cwnd_bytes, 6250);
+	CHECK_EQ("restart: w_old alike", st.cwnd_old_bytes, 6250);
+	CHECK_EQ("restart: epoch starts at snd_nxt", st.epoch_ack_seq, 123456);
+	CHECK_EQ("restart: old hop samples dropped", st.nprev, 0);
+	CHECK_EQ("restart: no power remembered", st.flags & DC_PTCP_F_HAVE_POWER, 0);
+	CHECK_EQ("restart: mode back to init", st.mode, DC_MODE_INIT);
+	CHECK_EQ("restart: keeps the CC", st.cc, DC_CC_POWERTCP);
+	CHECK_EQ("restart: keeps the port for release", st.sport, 40001);
+	/* τ from the flow's min RTT when none is configured */
+	c.base_rtt_us = 0;
+	dc_ptcp_state_restart(&st, &c, 0, 80, 2896);
+	CHECK_EQ("restart: tau from the measured min RTT", st.tau_us, 80);
+	CHECK_EQ("restart: window from that tau", st.cwnd_bytes, 10000);
+	/* never below the minimum window */
+	c.host_bw_mbps = 1;
+	dc_ptcp_state_restart(&st, &c, 0, 80, 2896);
+	CHECK_EQ("restart: at least the minimum window", st.cwnd_bytes, 2896);
+}
+
 int main(void)
 {
 	test_parameters();
@@ -683,5 +734,6 @@ int main(void)
 	test_queue_step_response();
 	test_packets_long_rtt();
 	test_epoch_stretch();
+	test_idle_restart();
 	return check_failed;
 }
