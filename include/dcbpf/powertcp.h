@@ -351,11 +351,12 @@ DC_INLINE void dc_ptcp_update_old(struct dc_ptcp_state *st, __u32 ack_seq,
 	}
 }
 
-/* Fresh state for a new connection (cwnd_init = HostBw·τ). */
-DC_INLINE void dc_ptcp_state_init(struct dc_ptcp_state *st, const struct dc_cc_cfg *cfg,
-			    __u32 cc, __u32 snd_nxt, __u32 min_bytes)
+/* Fresh state, cwnd_init = HostBw·τ, τ from the config or min_rtt_us
+ * (0: none measured yet). */
+DC_INLINE void dc_ptcp_state_start(struct dc_ptcp_state *st, const struct dc_cc_cfg *cfg,
+				   __u32 cc, __u32 snd_nxt, __u32 min_rtt_us, __u32 min_bytes)
 {
-	__u32 tau = dc_ptcp_tau_us(cfg, 0);
+	__u32 tau = dc_ptcp_tau_us(cfg, min_rtt_us);
 	__u32 w = dc_ptcp_cwnd_init_bytes(cfg, tau);
 	__u32 i;
 
@@ -384,6 +385,13 @@ DC_INLINE void dc_ptcp_state_init(struct dc_ptcp_state *st, const struct dc_cc_c
 	}
 }
 
+/* Fresh state for a new connection. */
+DC_INLINE void dc_ptcp_state_init(struct dc_ptcp_state *st, const struct dc_cc_cfg *cfg,
+			    __u32 cc, __u32 snd_nxt, __u32 min_bytes)
+{
+	dc_ptcp_state_start(st, cfg, cc, snd_nxt, 0, min_bytes);
+}
+
 /*
  * Restart after idle. A flow that sends again after more than an RTO with
  * nothing in flight starts over as a new one: window HostBw·τ (the first
@@ -406,16 +414,8 @@ DC_INLINE void dc_ptcp_state_restart(struct dc_ptcp_state *st, const struct dc_c
 				     __u32 snd_nxt, __u32 min_rtt_us, __u32 min_bytes)
 {
 	__u16 sport = st->sport;
-	__u8 cc = st->cc;
-	__u32 tau = dc_ptcp_tau_us(cfg, min_rtt_us);
-	__u32 w = dc_ptcp_cwnd_init_bytes(cfg, tau);
 
-	dc_ptcp_state_init(st, cfg, cc, snd_nxt, min_bytes);
-	if (w < min_bytes)
-		w = min_bytes;
-	st->tau_us = tau;
-	st->cwnd_bytes = w;
-	st->cwnd_old_bytes = w;
+	dc_ptcp_state_start(st, cfg, st->cc, snd_nxt, min_rtt_us, min_bytes);
 	st->sport = sport;
 }
 
