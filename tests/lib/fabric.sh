@@ -385,7 +385,7 @@ fabric_make_wire() {
 		both) _fab_rps_without "$nsa" "$da" "$cpu" && _fab_rps_without "$nsb" "$db" "$cpu" || return 1 ;;
 		esac
 		opts+=(-c "$cpu")
-		# The other way round, the device the tool reads steers to the
+		# The device the tool reads, in turn, steers to the
 		# tool's CPU alone, and every link made after this one keeps off
 		# it: the receive stamp is taken when a frame is queued to a CPU's
 		# backlog, and on a busy CPU that backlog waits behind the whole

@@ -1,0 +1,87 @@
+# The demo's closing verdicts (tests/demo/criteria.jq) on hand-made
+# results: each target says yes, no, or not measured for the right reason,
+# and odd inputs (ties, no rounds, parts that did not run) give an answer,
+# not an error.
+# shellcheck shell=bash
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+source tests/lib/harness.sh
+
+command -v jq >/dev/null || { t_fail "criteria: jq installed" "apt-get install -y jq"; exit 1; }
+D=$(mktemp -d)
+trap 'rm -rf "$D"' EXIT
+
+# main NAME PT_MBPS PT_P99 CUBIC_P99: a main-part summary.json (CUBIC's row
+# left out when CUBIC_P99 is "-")
+main() {
+	jq -n --argjson t "$2" --argjson q "$3" --arg c "$4" \
+		'[{cc: "powertcp", throughput_mbps: $t, queue_p99_bytes: $q},
+		  {cc: "theta_powertcp", throughput_mbps: 990, queue_p99_bytes: 20000}]
+		 + (if $c == "-" then [] else [{cc: "cubic", throughput_mbps: 999, queue_p99_bytes: ($c | tonumber)}] end)' \
+		>"$D/$1.json"
+}
+# rounds NAME MS...: an incast-<cc>.json with those per-round completions
+rounds() {
+	local f=$D/$1.json
+	shift
+	printf '%s\n' "$@" | jq -s '{per_round: map({completion_ms: .})}' >"$f"
+}
+# verdict MAIN IP IT: criteria.json for those inputs ("none" = part not run)
+verdict() {
+	local ip=$D/$2.json it=$D/$3.json
+	[ "$2" = none ] && ip=$D/null.json
+	[ "$3" = none ] && it=$D/null.json
+	jq -n -c -f tests/demo/criteria.jq --slurpfile m "$D/$1.json" --argjson rate 1000 \
+		--slurpfile ip "$ip" --slurpfile it "$it" --slurpfile is "$D/isum.json" --argjson idelay 1000
+}
+echo null >"$D/null.json"
+jq -n '[{cc: "powertcp", incast_peak_bytes_rounds: [600000, 620000, 640000]},
+	{cc: "theta_powertcp", incast_peak_bytes_rounds: [900000]}]' >"$D/isum.json"
+
+# expect NAME JSON JQ_TEST
+expect() {
+	if jq -e "$3" <<<"$2" >/dev/null 2>&1; then t_pass "criteria: $1"
+	else t_fail "criteria: $1" "$3 is false for ${2:0:400}"; fi
+}
+
+main good 990 15000 980000
+rounds pfast 28 29 30
+rounds tslow 31 32 33
+v=$(verdict good pfast tslow)
+expect "all three met" "$v" '.utilisation.ok and .queue_p99.ok and .incast.ok'
+expect "queue ratio is p99 over CUBIC's" "$v" '(.queue_p99.ratio * 1e4 | round) == 153'
+expect "incast medians and P from the rounds" "$v" \
+	'.incast.completion_ms_median == {powertcp: 29, theta_powertcp: 32} and .incast.p_powertcp_faster == 1 and .incast.rounds == [3, 3]'
+expect "peak medians from the delay part's summary" "$v" \
+	'.incast.peak_bytes_median == {powertcp: 620000, theta_powertcp: 900000}'
+
+main edge 950 98000 980000
+v=$(verdict edge pfast tslow)
+expect "95 % and exactly 1/10 still count" "$v" '.utilisation.ok and .queue_p99.ok'
+main bad 949 98001 980000
+rounds pslow 35 36 37
+v=$(verdict bad pslow tslow)
+expect "949 Mbit/s is under 95 %" "$v" '.utilisation.ok == false and .utilisation.throughput_mbps == 949'
+expect "a p99 over 1/10 of CUBIC's fails" "$v" '.queue_p99.ok == false'
+expect "a slower powertcp incast fails" "$v" '.incast.ok == false and .incast.p_powertcp_faster == 0'
+
+# a lower median alone is not enough: P must be above ½
+rounds pmixed 20 31.5 31.6 50 60
+rounds tmixed 30 31 32 33 34
+v=$(verdict good pmixed tmixed)
+expect "a lower median with P <= 1/2 is not faster" "$v" \
+	'.incast.completion_ms_median.powertcp == 31.6 and .incast.p_powertcp_faster == 0.44 and .incast.ok == false'
+v=$(verdict good tslow tslow)
+expect "identical rounds: P = 1/2, not faster" "$v" '.incast.p_powertcp_faster == 0.5 and .incast.ok == false'
+rounds empty
+v=$(verdict good empty tslow)
+expect "no rounds: not faster, no error" "$v" '.incast.ok == false and .incast.p_powertcp_faster == null'
+
+main nocubic 990 15000 -
+v=$(verdict nocubic none none)
+expect "without CUBIC or the delay part: not measured (null)" "$v" \
+	'.queue_p99 == null and .incast == null and .utilisation.ok'
+jq -n '[{cc: "powertcp", throughput_mbps: null, queue_p99_bytes: null}, {cc: "cubic", queue_p99_bytes: 980000}]' >"$D/failed.json"
+v=$(verdict failed none none)
+expect "a powertcp run that failed is not measured" "$v" '.utilisation == null and .queue_p99 == null'
+exit 0
