@@ -71,6 +71,7 @@ static const struct feature features[] = {
 	{ "helper:bpf_sock_ops_cb_flags_set", "4.16", P_HELPER, "bpf_sock_ops_cb_flags_set" },
 	{ "helper:bpf_fib_lookup", "4.18", P_HELPER, "bpf_fib_lookup" },
 	{ "helper:bpf_probe_read_kernel", "5.5", P_HELPER, "bpf_probe_read_kernel" },
+	{ "helper:bpf_jiffies64", "5.5", P_HELPER, "bpf_jiffies64" },
 	{ "helper:bpf_ringbuf_reserve", "5.8", P_HELPER, "bpf_ringbuf_reserve" },
 	{ "helper:bpf_ringbuf_submit", "5.8", P_HELPER, "bpf_ringbuf_submit" },
 	{ "helper:bpf_redirect_neigh", "5.10", P_HELPER, "bpf_redirect_neigh" },
