@@ -259,11 +259,10 @@ static __always_inline void dc_cc_event(struct sock *sk, enum tcp_ca_event ev, _
 	struct dc_ptcp_state *st = dc_state(sk);
 	struct dc_cc_counters *stats;
 	__u32 mss = tp->mss_cache ? tp->mss_cache : 1;
-	__u32 idle_jiffies = (__u32)bpf_jiffies64() - tp->lsndtime;
 	struct dc_cc_cfg cfg;
 
 	if (ev != CA_EVENT_TX_START ||
-	    !dc_ptcp_idle_restart(idle_jiffies, tp->inet_conn.icsk_rto))
+	    !dc_ptcp_idle_restart((__u32)bpf_jiffies64() - tp->lsndtime, tp->inet_conn.icsk_rto))
 		return;
 	dc_load_cfg(cc, &cfg);
 	dc_ptcp_state_restart(st, &cfg, tp->snd_nxt, tp->rtt_min.s[0].v, cfg.min_cwnd_pkts * mss);

@@ -443,6 +443,16 @@ struct dc_ptcp_ack {
  * noise (docs/design.md has the measurement).  Returns true when the
  * window was updated.
  */
+/* Eq. 2.16 with the smoothed power: the window both laws move to, from
+ * w_old (bytes) and Γ_smooth. */
+DC_INLINE __u32 dc_ptcp_law_window(const struct dc_ptcp_state *st, const struct dc_cc_cfg *cfg,
+				   const struct dc_ptcp_ack *a, __u32 tau_us, __u32 w_old_bytes)
+{
+	return dc_ptcp_update_window(st->cwnd_bytes, w_old_bytes, dc_power_for_update(st->power_q16),
+				     dc_ptcp_beta_bytes(cfg, tau_us), cfg->gamma_q16,
+				     a->min_cwnd_bytes, a->max_cwnd_bytes);
+}
+
 DC_INLINE bool dc_theta_on_ack(struct dc_ptcp_state *st, const struct dc_cc_cfg *cfg,
 			       const struct dc_ptcp_ack *a)
 {
@@ -466,11 +476,7 @@ DC_INLINE bool dc_theta_on_ack(struct dc_ptcp_state *st, const struct dc_cc_cfg 
 		st->prev_t_us = a->now_us;
 		st->win_min_rtt_us = 0;
 		if (st->flags & DC_PTCP_F_HAVE_POWER) {
-			st->cwnd_bytes = dc_ptcp_update_window(st->cwnd_bytes, st->cwnd_old_bytes,
-							       dc_power_for_update(st->power_q16),
-							       dc_ptcp_beta_bytes(cfg, tau),
-							       cfg->gamma_q16, a->min_cwnd_bytes,
-							       a->max_cwnd_bytes);
+			st->cwnd_bytes = dc_ptcp_law_window(st, cfg, a, tau, st->cwnd_old_bytes);
 			updated = true;
 		}
 		st->next_update_seq = a->snd_nxt;
@@ -541,11 +547,7 @@ DC_INLINE bool dc_powertcp_on_ack(struct dc_ptcp_state *st, const struct dc_cc_c
 		dc_ptcp_add_power(st, np, dt_us, tau);
 		st->bottleneck_hop = (__u8)hop;
 		st->cwnd_old_bytes = epoch_bytes;
-		st->cwnd_bytes = dc_ptcp_update_window(st->cwnd_bytes, epoch_bytes,
-						       dc_power_for_update(st->power_q16),
-						       dc_ptcp_beta_bytes(cfg, tau),
-						       cfg->gamma_q16, a->min_cwnd_bytes,
-						       a->max_cwnd_bytes);
+		st->cwnd_bytes = dc_ptcp_law_window(st, cfg, a, tau, epoch_bytes);
 		updated = true;
 	}
 	st->epoch_ack_seq = a->ack_seq;

@@ -197,7 +197,6 @@ struct dc_sw_event {
 #define DC_SW_ROUTE_ENTRIES 4096
 #define DC_SW_PORT_NONE 0xffffffffU	/* forwarded, but not by a switch port */
 
-
 struct dc_sw_route_key {
 	__u32 daddr[4];		/* network order; IPv4: ::ffff:a.b.c.d with the
 				 * packet's Ethereal path tag in daddr[0] */
