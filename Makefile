@@ -1,13 +1,20 @@
 # dcbpf — build, test, demo, benchmark, install.
 #
 #   make            objects, skeletons, dcbpfd, dcbpf, test tools
-#   make deps       install the Debian packages needed (idempotent; root)
+#   make deps       install the Debian packages needed (idempotent; root):
+#                   deps-build (compilers, libraries) and deps-test (tools the
+#                   suite, demo and benchmarks run)
 #   make check      the test suite (root); closes with "N passed, N failed"
 #   make demo       emulated dumbbell, CC comparison table and plot (root)
 #   make bench      benchmarks → out/bench/summary.json
 #   make vm-check   the suite inside a VM on another kernel (KERNEL=6.1)
 #   make ethereal-results  collective completion times → out/ethereal/
-#   make install    binaries, config, systemd unit (PREFIX, DESTDIR)
+#   make install    binaries, config, systemd unit, man pages (PREFIX, DESTDIR,
+#                   SYSTEMDUNITDIR); needs only the build dependencies
+#   make deb        a Debian package in $(OUT)/ (dpkg-deb; no debhelper)
+
+# A bare `make` is `make all` (the version stamp's rule comes first).
+.DEFAULT_GOAL := all
 
 BUILD   ?= build
 OUT     ?= out
@@ -25,12 +32,18 @@ BPFTOOL ?= bpftool
 LIBBPF_MIN  := 1.1
 BPFTOOL_MIN := 7
 
-DEB_PKGS := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
-	    libinih-dev pkg-config iproute2 iputils-ping iperf3 ethtool jq gnuplot-nox \
-	    tshark bc
+# Build: compile the objects, skeletons and binaries (make, make install,
+# make deb).  Test: what tests/, the demo and the benchmarks run besides
+# them (systemd for systemd-analyze, prometheus for promtool, python3 to
+# play the service manager in the readiness test).
+DEB_PKGS_BUILD := make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev \
+	    libinih-dev pkg-config
+DEB_PKGS_TEST := iproute2 iputils-ping iperf3 ethtool jq gnuplot-nox tshark bc \
+	    python3 systemd lua5.2 lua5.4
+DEB_PKGS := $(DEB_PKGS_BUILD) $(DEB_PKGS_TEST)
 
 CFLAGS  ?= -O2 -g
-CFLAGS  += -Wall -Wextra -std=gnu11 -Iinclude -I. -I$(BUILD)
+CFLAGS  += -Wall -Wextra -std=gnu11 -Iinclude -I. -I$(BUILD) -iquote loader -iquote loader/lib
 LDLIBS_BPF := -lbpf -lelf -lz
 LDLIBS_LOADER := $(LDLIBS_BPF) -linih -lm
 
@@ -43,9 +56,40 @@ BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 BPF_OBJS  += $(BUILD)/powertcp_v61.bpf.o
 SKELS     := $(patsubst $(BUILD)/%.bpf.o,$(BUILD)/%.skel.h,$(BPF_OBJS))
 
-LOADER_MAINS  := loader/dcbpfd.c loader/dcbpf.c
-LOADER_COMMON := $(filter-out $(LOADER_MAINS),$(wildcard loader/*.c))
-LOADER_HDRS   := $(wildcard loader/*.h)
+# User space (loader/, see its README): loader/lib/ is the static library;
+# the domain folders (and files still at the top) link into both binaries;
+# loader/dcbpfd/ only into the daemon and loader/cmd/ only into the CLI.
+# Sources include lib headers by bare name and domain headers by folder
+# ("sw/swctl.h"); loader/README.md lists the folders.
+DCBPFD_SRCS   := $(wildcard loader/dcbpfd/*.c)
+DCBPF_SRCS    := $(wildcard loader/cmd/*.c)
+LOADER_MAINS  := $(DCBPFD_SRCS) $(DCBPF_SRCS)
+LOADER_COMMON := $(filter-out $(LOADER_MAINS) loader/lib/%,$(wildcard loader/*.c loader/*/*.c))
+LOADER_HDRS   := $(wildcard loader/*.h loader/*/*.h)
+
+# ---- version (loader/version.h) ---------------------------------------------
+# The release, the tree it was built from and the features built in reach
+# loader/version.c as -D options; $(BUILD)/version.txt changes only when one
+# of them does, so a new commit relinks the binaries and nothing else.
+VERSION  := 0.2.0
+GIT_DESC := $(shell git -C $(CURDIR) describe --always --dirty 2>/dev/null || echo unknown)
+# Feature words: the congestion-control ABIs built (cong_control with 4
+# arguments, 6.10+; with 2, 6.1-6.9), the BPF objects built, the Wireshark
+# dissector shipped.
+DCBPF_FEATURES := $(if $(filter $(BUILD)/powertcp.bpf.o,$(BPF_OBJS)),cc-abi-6.10) \
+	$(if $(filter $(BUILD)/powertcp_v61.bpf.o,$(BPF_OBJS)),cc-abi-6.1) \
+	$(sort $(patsubst $(BUILD)/%.bpf.o,bpf-%,$(filter-out $(BUILD)/powertcp_v61.bpf.o,$(BPF_OBJS)))) \
+	$(if $(wildcard loader/wireshark/dcbpf_int.lua),wireshark-dissector) \
+	$(if $(wildcard loader/metrics/metrics.c),prometheus-metrics)
+DCBPF_FEATURES := $(strip $(DCBPF_FEATURES))
+VERSION_DEFS := -DDCBPF_VERSION='"$(VERSION)"' -DDCBPF_GIT='"$(GIT_DESC)"' \
+	-DDCBPF_FEATURES='"$(DCBPF_FEATURES)"'
+CFLAGS += $(VERSION_DEFS)
+VERSION_STAMP := $(BUILD)/version.txt
+.PHONY: FORCE
+$(VERSION_STAMP): FORCE | $(BUILD)
+	@echo '$(VERSION) $(GIT_DESC) $(DCBPF_FEATURES)' > $@.tmp; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 TOOLS      := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/*.c))
@@ -53,28 +97,41 @@ PROG_TESTS := $(patsubst tests/prog/%.c,$(BUILD)/prog/%,$(wildcard tests/prog/*.
 BENCHES    := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(wildcard tests/bench/*.c))
 HDRS       := $(wildcard include/dcbpf/*.h maps/*.h bpf/lib/*.h)
 
-BINS := $(if $(wildcard loader/dcbpfd.c),$(BUILD)/dcbpfd) \
-	$(if $(wildcard loader/dcbpf.c),$(BUILD)/dcbpf)
+BINS := $(if $(DCBPFD_SRCS),$(BUILD)/dcbpfd) $(if $(DCBPF_SRCS),$(BUILD)/dcbpf)
+# Generated from dcbpf's command table: bash completion and man page.
+DCBPF_GEN := $(if $(DCBPF_SRCS),$(BUILD)/dcbpf.bash $(BUILD)/dcbpf.8)
 
-.PHONY: all deps probe check demo bench vm-check install uninstall clean ethereal-results
+.PHONY: all deps deps-build deps-test probe check demo bench vm-check install uninstall clean \
+	ethereal-results deb
 
-all: probe $(BPF_OBJS) $(SKELS) $(BINS) $(TOOLS) $(UNIT_TESTS) $(PROG_TESTS) $(BENCHES)
+all: probe $(BPF_OBJS) $(SKELS) $(BINS) $(DCBPF_GEN) $(TOOLS) $(UNIT_TESTS) $(PROG_TESTS) $(BENCHES)
 
 # ---- dependencies ---------------------------------------------------------
-deps:
-	@missing=$$(for p in $(DEB_PKGS); do \
+# apt_missing TARGET,PKGS: install those of PKGS not installed yet (root),
+# or name them and the target that installs them.
+define apt_missing
+	@missing=$$(for p in $(2); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
 	done); \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" != 0 ]; then \
-			echo "missing Debian packages: $$missing — run 'sudo make deps'" >&2; exit 1; \
+			echo "missing Debian packages:" $$missing "— run 'sudo make $(1)'" >&2; exit 1; \
 		fi; \
 		echo "installing:" $$missing; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
+endef
+deps:
+	$(call apt_missing,deps,$(DEB_PKGS))
+deps-build:
+	$(call apt_missing,deps-build,$(DEB_PKGS_BUILD))
+# After deps-build: two apt-get runs at once (make -j) would fight over the
+# dpkg lock.
+deps-test: deps-build
+	$(call apt_missing,deps-test,$(DEB_PKGS_TEST))
 
 # Feature probe: fail early with a clear message where tools are too old.
-probe: deps
+probe: deps-build
 	@v=$$(pkg-config --modversion libbpf 2>/dev/null) || { echo "libbpf not found: install libbpf-dev (make deps)" >&2; exit 1; }; \
 	if [ "$$(printf '%s\n%s\n' $(LIBBPF_MIN) $$v | sort -V | head -n1)" != "$(LIBBPF_MIN)" ]; then \
 		echo "libbpf $$v is too old: dcbpf needs >= $(LIBBPF_MIN)" >&2; exit 1; fi; \
@@ -86,7 +143,11 @@ probe: deps
 	[ -r /sys/kernel/btf/vmlinux ] || { echo "kernel BTF missing (/sys/kernel/btf/vmlinux): a kernel with CONFIG_DEBUG_INFO_BTF is required" >&2; exit 1; }
 
 # ---- BPF objects and skeletons ---------------------------------------------
-$(BUILD)/vmlinux.h: | $(BUILD)
+# Order-only on probe (after deps-build): under make -j nothing that runs
+# bpftool, clang or the compiler starts before the tools are installed and
+# checked.  Everything else built depends on vmlinux.h or is made in one of
+# the directories below, which wait for probe as well.
+$(BUILD)/vmlinux.h: | $(BUILD) probe
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(HDRS) $(BUILD)/vmlinux.h
@@ -99,11 +160,23 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
 
 # ---- user space -------------------------------------------------------------
-$(BUILD)/dcbpfd: loader/dcbpfd.c $(LOADER_COMMON) $(LOADER_HDRS) $(HDRS) $(SKELS)
-	$(CC) $(CFLAGS) -o $@ loader/dcbpfd.c $(LOADER_COMMON) $(LDLIBS_LOADER)
+$(BUILD)/dcbpfd: $(DCBPFD_SRCS) $(LOADER_COMMON) $(LOADER_HDRS) $(HDRS) $(SKELS) $(VERSION_STAMP) $(BUILD)/libdcbpf.a
+	$(CC) $(CFLAGS) -o $@ $(DCBPFD_SRCS) $(LOADER_COMMON) $(BUILD)/libdcbpf.a $(LDLIBS_LOADER)
 
-$(BUILD)/dcbpf: loader/dcbpf.c $(LOADER_COMMON) $(LOADER_HDRS) $(HDRS) $(SKELS)
-	$(CC) $(CFLAGS) -o $@ loader/dcbpf.c $(LOADER_COMMON) $(LDLIBS_LOADER)
+$(BUILD)/dcbpf: $(DCBPF_SRCS) $(LOADER_COMMON) $(LOADER_HDRS) $(HDRS) $(SKELS) $(VERSION_STAMP) $(BUILD)/libdcbpf.a
+	$(CC) $(CFLAGS) -o $@ $(DCBPF_SRCS) $(LOADER_COMMON) $(BUILD)/libdcbpf.a $(LDLIBS_LOADER)
+
+# The table's own files, written by the binary that runs it (`dcbpf __gen`,
+# loader/cmd/hidden.c).  The man page is docs/man/dcbpf.8 with the COMMANDS
+# section of the generated page at its marker line; the rest stays prose.
+$(BUILD)/dcbpf.bash: $(BUILD)/dcbpf
+	$< __gen bash > $@.tmp && mv $@.tmp $@
+$(BUILD)/dcbpf.8.gen: $(BUILD)/dcbpf
+	$< __gen man > $@.tmp && mv $@.tmp $@
+$(BUILD)/dcbpf.8: docs/man/dcbpf.8 $(BUILD)/dcbpf.8.gen
+	@grep -q '^\.\\" @COMMANDS@' $< || { echo "$<: no '.\\\" @COMMANDS@' line for the commands" >&2; exit 1; }
+	awk 'FNR == NR { if (/^\.SH /) cmds = ($$2 == "COMMANDS"); else if (cmds) text = text $$0 "\n"; next } \
+	     /^\.\\" @COMMANDS@/ { printf "%s", text; next } { print }' $(BUILD)/dcbpf.8.gen $< > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/tools/%: tests/tools/%.c $(HDRS) | $(BUILD)/tools
 	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS_BPF)
@@ -111,28 +184,28 @@ $(BUILD)/tools/%: tests/tools/%.c $(HDRS) | $(BUILD)/tools
 # Host unit tests run with the undefined-behaviour sanitizer: overflow in
 # the fixed-point code must be found here, not in the kernel.  Order-only on
 # the skeletons: the loader sources a test compiles include them.
-$(BUILD)/tests/%: tests/unit/%.c $(HDRS) $(LOADER_COMMON) $(LOADER_HDRS) tests/lib/check.h | $(BUILD)/tests $(SKELS)
+$(BUILD)/tests/%: tests/unit/%.c $(HDRS) $(LOADER_COMMON) $(LOADER_HDRS) tests/lib/check.h tests/lib/clicap.h | $(BUILD)/tests $(SKELS) $(BUILD)/libdcbpf.a
 	$(CC) $(CFLAGS) -Itests/lib -fsanitize=undefined -fno-sanitize-recover=all \
-		-o $@ $< $(if $(findstring config,$*),$(LOADER_COMMON) $(LDLIBS_LOADER)) -lm
+		-o $@ $< $(if $(findstring config,$*),$(LOADER_COMMON) $(BUILD)/libdcbpf.a $(LDLIBS_LOADER)) -lm
 
 # Program fixtures (BPF_PROG_TEST_RUN): need root, run by tests/run.
-$(BUILD)/prog/%: tests/prog/%.c $(HDRS) $(SKELS) tests/lib/check.h | $(BUILD)/prog
+$(BUILD)/prog/%: tests/prog/%.c $(HDRS) $(SKELS) tests/lib/check.h tests/lib/pktbuild.h | $(BUILD)/prog
 	$(CC) $(CFLAGS) -Itests/lib -o $@ $< $(LDLIBS_BPF)
 
 $(BUILD)/bench/%: tests/bench/%.c $(HDRS) $(SKELS) | $(BUILD)/bench
 	$(CC) $(CFLAGS) -O2 -o $@ $< $(LDLIBS_BPF)
 
-$(BUILD) $(BUILD)/tools $(BUILD)/tests $(BUILD)/prog $(BUILD)/bench:
+$(BUILD) $(BUILD)/tools $(BUILD)/tests $(BUILD)/prog $(BUILD)/bench: | probe
 	mkdir -p $@
 
 # ---- running ------------------------------------------------------------------
-check: all
+check: all deps-test
 	BUILD=$(BUILD) OUT=$(OUT) tests/run
 
-demo: all
+demo: all deps-test
 	BUILD=$(BUILD) OUT=$(OUT)/demo tests/demo/run
 
-bench: all
+bench: all deps-test
 	BUILD=$(BUILD) OUT=$(OUT)/bench tests/bench/run
 
 # Ethereal results (tests/exp/ethereal, docs/collective.md): one batch of
@@ -142,7 +215,7 @@ ETH_RATES ?= 1000
 ETH_CCS   ?= dctcp powertcp
 ETH_SEEDS ?= 10
 ETH_SEEDS_PER ?= 5
-ethereal-results: all
+ethereal-results: all deps-test
 	rm -f $(OUT)/ethereal/runs.jsonl
 	for r in $(ETH_RATES); do for cc in $(ETH_CCS); do \
 		s=1; while [ $$s -le $(ETH_SEEDS) ]; do \
@@ -152,41 +225,91 @@ ethereal-results: all
 		done; done; done
 	OUT=$(OUT)/ethereal tests/exp/ethereal-summary
 
+# --see: a BUILD under /tmp is otherwise hidden by the guest's fresh /tmp.
+# The guest has no network: promtool (tests/lib/promtool.sh) is unpacked
+# into the host's cache first, which the guest sees through its root.
 vm-check: all
-	vm/run --kernel $(KERNEL) --out $(OUT)/vm -- env BUILD=$(BUILD) OUT=$(OUT)/vm tests/run
+	@bash -c 'source tests/lib/promtool.sh; dc_promtool' >/dev/null || true
+	vm/run --kernel $(KERNEL) --out $(OUT)/vm --see $(BUILD) -- env BUILD=$(BUILD) OUT=$(OUT)/vm tests/run
 
-install: all
+# The unit goes where systemd says units of packages go; /lib/systemd/system
+# where systemd's pkg-config file is absent.
+SYSTEMDUNITDIR ?= $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
+MANDIR ?= $(PREFIX)/share/man
+MAN8 := $(BUILD)/dcbpf.8 docs/man/dcbpfd.8
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+MAN5 := docs/man/dcbpfd.conf.5
+
+# Only what is installed: the build dependencies, the objects and the two
+# binaries (no test tools, so no test dependencies).
+install: probe $(BPF_OBJS) $(BINS) $(DCBPF_GEN)
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(SYSCONFDIR)/dcbpf \
-		$(DESTDIR)$(PREFIX)/lib/dcbpf $(DESTDIR)/lib/systemd/system \
-		$(DESTDIR)$(PREFIX)/share/dcbpf
+		$(DESTDIR)$(PREFIX)/lib/dcbpf $(DESTDIR)$(SYSTEMDUNITDIR) \
+		$(DESTDIR)$(PREFIX)/share/dcbpf $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(BASHCOMPDIR)
+	install -m 0644 $(BUILD)/dcbpf.bash $(DESTDIR)$(BASHCOMPDIR)/dcbpf
 	install -m 0755 $(BUILD)/dcbpfd $(BUILD)/dcbpf $(DESTDIR)$(PREFIX)/sbin/
 	install -m 0644 $(BPF_OBJS) $(DESTDIR)$(PREFIX)/lib/dcbpf/
 	install -m 0644 loader/wireshark/dcbpf_int.lua loader/dcbpfd.conf.example \
 		$(DESTDIR)$(PREFIX)/share/dcbpf/
+	install -m 0644 $(MAN8) $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/
 	[ -e $(DESTDIR)$(SYSCONFDIR)/dcbpf/dcbpfd.conf ] || \
 		install -m 0600 loader/dcbpfd.conf.example $(DESTDIR)$(SYSCONFDIR)/dcbpf/dcbpfd.conf
 	sed 's|@SBINDIR@|$(PREFIX)/sbin|g; s|@SYSCONFDIR@|$(SYSCONFDIR)|g' loader/dcbpfd.service.in \
-		> $(DESTDIR)/lib/systemd/system/dcbpfd.service
+		> $(DESTDIR)$(SYSTEMDUNITDIR)/dcbpfd.service
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/sbin/dcbpfd $(DESTDIR)$(PREFIX)/sbin/dcbpf \
-		$(DESTDIR)/lib/systemd/system/dcbpfd.service
+		$(DESTDIR)$(BASHCOMPDIR)/dcbpf \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/dcbpfd.service \
+		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN8))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
 	rm -rf $(DESTDIR)$(PREFIX)/lib/dcbpf $(DESTDIR)$(PREFIX)/share/dcbpf
+
+# ---- Debian package (loader/pkg/) --------------------------------------------------
+# Staged by `make install` into $(BUILD)/deb (PREFIX=/usr), man pages
+# compressed as Debian does, the example config a conffile, then packed by
+# dpkg-deb with root as owner.  Depends: the shared libraries the binaries
+# link (their Debian 12 package names).
+DEB_ARCH    = $(shell dpkg --print-architecture)
+DEB_ROOT    := $(BUILD)/deb/root
+DEB_FILE    = $(OUT)/dcbpf_$(VERSION)_$(DEB_ARCH).deb
+DEB_DEPENDS := libbpf1 (>= 1:$(LIBBPF_MIN)), libelf1, zlib1g, libinih1, libc6
+deb: probe $(BPF_OBJS) $(BINS)
+	rm -rf $(BUILD)/deb
+	$(MAKE) --no-print-directory install BUILD=$(BUILD) DESTDIR=$(abspath $(DEB_ROOT)) \
+		PREFIX=/usr SYSCONFDIR=/etc MANDIR=/usr/share/man SYSTEMDUNITDIR=/lib/systemd/system
+	gzip -9n $(DEB_ROOT)/usr/share/man/man*/*
+	install -d $(DEB_ROOT)/DEBIAN $(DEB_ROOT)/usr/share/doc/dcbpf
+	install -m 0644 loader/pkg/copyright $(DEB_ROOT)/usr/share/doc/dcbpf/copyright
+	install -m 0644 loader/pkg/conffiles $(DEB_ROOT)/DEBIAN/conffiles
+	install -m 0755 loader/pkg/postinst loader/pkg/prerm loader/pkg/postrm $(DEB_ROOT)/DEBIAN/
+	sed -e 's|@VERSION@|$(VERSION)|; s|@ARCH@|$(DEB_ARCH)|; s|@DEPENDS@|$(DEB_DEPENDS)|' \
+		-e "s|@SIZE@|$$(du -sk --exclude=DEBIAN $(DEB_ROOT) | cut -f1)|" \
+		loader/pkg/control.in > $(DEB_ROOT)/DEBIAN/control
+	cd $(DEB_ROOT) && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z | \
+		xargs -0 md5sum > DEBIAN/md5sums
+	mkdir -p $(OUT)
+	dpkg-deb --root-owner-group -Zxz --build $(DEB_ROOT) $(DEB_FILE)
+	@echo "built $(DEB_FILE)"
 
 clean:
 	rm -rf $(BUILD) $(OUT)
 
-# ---- switch buffer sharing (bpf/switch.bpf.c, loader/sim.c) ------------------
+# ---- switch buffer sharing (bpf/switch.bpf.c, loader/sim/) ------------------
 # The switch tracker swaps and compares map words atomically (xchg,
 # cmpxchg): BPF ISA v3.
 $(BUILD)/switch.bpf.o: BPF_CFLAGS += -mcpu=v3
 # Ethereal's flow state changes by compare-and-swap (LRU hash values hold
 # no spin lock): BPF ISA v3 as well.
 $(BUILD)/ethereal.bpf.o: BPF_CFLAGS += -mcpu=v3
-# The simulator tests link the engine (libc only).
-# Credence's model file and trainer link with it (libc and libm only).
-SIM_SRCS := loader/sim.c loader/forest.c loader/credtrain.c loader/json.c
-$(BUILD)/tests/test_sim $(BUILD)/tests/test_credence $(BUILD)/tests/test_forest: $(BUILD)/tests/test_%: tests/unit/test_%.c $(SIM_SRCS) loader/sim.h loader/forest.h loader/cli.h $(HDRS) tests/lib/check.h | $(BUILD)/tests
+# The simulator tests link the simulator, Credence's model file, trainer
+# and train command, and the option and command sources of loader/lib/
+# (libc and libm only; credence.c, which needs the switch, stays out).
+SIM_SRCS := $(filter-out loader/credence/credence.c,$(wildcard loader/sim/*.c loader/credence/*.c)) \
+	$(addprefix loader/lib/,err.c opts.c optcheck.c opthelp.c suggest.c cmd.c cmdhelp.c gen.c json.c)
+$(BUILD)/tests/test_sim $(BUILD)/tests/test_credence $(BUILD)/tests/test_forest: $(BUILD)/tests/test_%: tests/unit/test_%.c $(SIM_SRCS) $(wildcard loader/sim/*.h loader/credence/*.h loader/lib/*.h) $(HDRS) tests/lib/check.h | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib -iquote loader -fsanitize=undefined -fno-sanitize-recover=all \
 		-o $@ $< $(SIM_SRCS) -lm
 # BPF_PROG_TEST_RUN fixtures of the XDP admission program (root; libbpf).
@@ -207,10 +330,11 @@ FUZZERS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/*.c))
 fuzz-build: $(FUZZERS)
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) BUILD=$(BUILD) OUT=$(OUT) CLANG=$(CLANG) bash tests/loader/fuzz_smoke.sh
-$(BUILD)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c loader/config.c $(LOADER_HDRS) $(HDRS) | $(BUILD)/fuzz
-	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_config.c loader/config.c -linih
-$(BUILD)/fuzz/fuzz_model: tests/fuzz/fuzz_model.c loader/forest.c loader/forest.h $(HDRS) | $(BUILD)/fuzz
-	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_model.c loader/forest.c
+FUZZ_CONFIG_SRCS := loader/lib/config.c loader/lib/params.c loader/lib/prefix.c loader/lib/err.c
+$(BUILD)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(FUZZ_CONFIG_SRCS) $(wildcard loader/lib/*.h) $(HDRS) | $(BUILD)/fuzz
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_config.c $(FUZZ_CONFIG_SRCS) -linih
+$(BUILD)/fuzz/fuzz_model: tests/fuzz/fuzz_model.c loader/credence/forest.c loader/credence/forest.h $(HDRS) | $(BUILD)/fuzz
+	$(CLANG) $(FUZZ_CFLAGS) -iquote loader -o $@ tests/fuzz/fuzz_model.c loader/credence/forest.c
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(HDRS) | $(BUILD)/fuzz
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $<
 $(BUILD)/fuzz:
@@ -225,5 +349,43 @@ $(BUILD)/prog/test_forest_prog: $(BUILD)/rf_eval.skel.h tests/lib/rfgen.h
 $(BUILD)/prog/test_cred_xdp: $(BUILD)/switch.skel.h tests/lib/rfgen.h tests/lib/swfixture.h
 $(BUILD)/bench/xdp_admit: tests/lib/rfgen.h
 $(BUILD)/tests/test_vlqd: tests/lib/rfgen.h
+# The counter tables against the BTF of the objects (loader/lib/counters.h).
+$(BUILD)/tests/test_counters: tests/unit/test_counters.c loader/lib/counters.c loader/lib/json.c \
+		$(LIB_HDRS) $(HDRS) $(BPF_OBJS) tests/lib/check.h | $(BUILD)/tests
+	$(CC) $(CFLAGS) -Itests/lib -fsanitize=undefined -fno-sanitize-recover=all \
+		-o $@ $< loader/lib/counters.c loader/lib/json.c $(LDLIBS_BPF)
 # test_config links the loader sources, which include the skeletons.
 $(BUILD)/tests/test_config: $(SKELS)
+
+# ---- user-space library (loader/lib/, see its README) --------------------------
+# A static archive linked into both binaries (their objects first, so only
+# the members they use are pulled in).  Some members include the skeletons
+# (object.c) or the config header still at loader/; version.c takes the
+# version -D options.
+LIB_SRCS := $(wildcard loader/lib/*.c)
+LIB_HDRS := $(wildcard loader/lib/*.h)
+LIB_OBJS := $(patsubst loader/%.c,$(BUILD)/libobj/%.o,$(LIB_SRCS))
+all: $(BUILD)/libdcbpf.a
+$(BUILD)/libdcbpf.a: $(LIB_OBJS)
+	rm -f $@ && $(AR) rcs $@ $^
+$(BUILD)/libobj/%.o: loader/%.c $(LIB_HDRS) $(LOADER_HDRS) $(HDRS) | $(BUILD) $(SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+$(BUILD)/libobj/lib/version.o: $(VERSION_STAMP)
+# The pin registry's map table, generated from the objects (loader/lib/pins.h).
+$(BUILD)/pinsgen: loader/lib/tools/pinsgen.c | $(BUILD)
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS_BPF)
+$(BUILD)/pins.gen.h: $(BUILD)/pinsgen $(BPF_OBJS)
+	$(BUILD)/pinsgen $(BPF_OBJS) > $@.tmp && mv $@.tmp $@
+$(BUILD)/libobj/lib/pins.o: $(BUILD)/pins.gen.h
+# The shared leaves' tests link the archive.
+$(BUILD)/tests/test_leaves: tests/unit/test_leaves.c $(BUILD)/libdcbpf.a $(LIB_HDRS) $(HDRS) tests/lib/check.h | $(BUILD)/tests
+	$(CC) $(CFLAGS) -Itests/lib -fsanitize=undefined -fno-sanitize-recover=all \
+		-o $@ $< $(BUILD)/libdcbpf.a $(LDLIBS_BPF) -lm
+# Its unit tests compile the option and command sources with the sanitizer,
+# like the others; the rest of the archive links as built.
+LIB_CLI_SRCS := $(addprefix loader/lib/,err.c opts.c optcheck.c opthelp.c suggest.c cmd.c \
+	cmdhelp.c gen.c json.c)
+$(BUILD)/tests/test_options $(BUILD)/tests/test_cmd: $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_SRCS) $(LIB_HDRS) tests/lib/check.h | $(BUILD)/tests
+	$(CC) $(CFLAGS) -Itests/lib -fsanitize=undefined -fno-sanitize-recover=all \
+		-o $@ $< $(LIB_CLI_SRCS) -lm

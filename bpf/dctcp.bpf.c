@@ -25,6 +25,9 @@
 
 #include "dcbpf/dctcp.h"
 #include "maps/dctcp.h"
+/* the callbacks of two sockets can interleave on one CPU (lib/count.h) */
+#define DC_COUNT_ATOMIC 1
+#include "lib/count.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -65,15 +68,6 @@ static __always_inline struct dc_dctcp_stats *dc_dstats(void)
 	return bpf_map_lookup_elem(&dc_dctcp_stat, &zero);
 }
 
-/* s is evaluated once: a second lookup would be a pointer the verifier
- * has not seen checked (6.1 rejects it). */
-#define DC_DADD(s, field, v)                                      \
-	do {                                                      \
-		struct dc_dctcp_stats *__s = (s);                 \
-		if (__s)                                          \
-			__sync_fetch_and_add(&__s->field, (v));   \
-	} while (0)
-
 /* Connection established (or the CC selected on a live socket). */
 SEC("struct_ops/dc_dctcp_init")
 void BPF_PROG(dc_dctcp_init, struct sock *sk)
@@ -87,9 +81,9 @@ void BPF_PROG(dc_dctcp_init, struct sock *sk)
 	d->prior_rcv_nxt = tp->rcv_nxt;
 	d->ce = 0;
 	d->ecn_ok = !!(tp->ecn_flags & TCP_ECN_OK);
-	DC_DADD(s, flows, 1);
+	DC_CTR_ADD(dc_dctcp_stat, s, flows, 1);
 	if (d->ecn_ok)
-		DC_DADD(s, ecn_flows, 1);
+		DC_CTR_ADD(dc_dctcp_stat, s, ecn_flows, 1);
 }
 
 /* Sender, every ACK (before TCP reacts to its ECE): the α window. */
@@ -105,22 +99,22 @@ void BPF_PROG(dc_dctcp_ackev, struct sock *sk, __u32 flags)
 	bool marked = d->law.ece_bytes || (ece && acked);
 	__u32 win_bytes;
 
-	DC_DADD(s, acks, 1);
-	DC_DADD(s, acked_bytes, acked);
+	DC_CTR_ADD(dc_dctcp_stat, s, acks, 1);
+	DC_CTR_ADD(dc_dctcp_stat, s, acked_bytes, acked);
 	if (ece) {
-		DC_DADD(s, ece_acks, 1);
-		DC_DADD(s, ece_bytes, acked);
+		DC_CTR_ADD(dc_dctcp_stat, s, ece_acks, 1);
+		DC_CTR_ADD(dc_dctcp_stat, s, ece_bytes, acked);
 	}
 	win_bytes = d->law.acked_bytes + acked;
 	if (dc_dctcp_on_ack(&d->law, tp->snd_una, tp->snd_nxt, ece)) {
-		DC_DADD(s, windows, 1);
+		DC_CTR_ADD(dc_dctcp_stat, s, windows, 1);
 		if (marked)
-			DC_DADD(s, marked_windows, 1);
+			DC_CTR_ADD(dc_dctcp_stat, s, marked_windows, 1);
 		/* α of data senders: windows of at least DC_DCTCP_DATA_WIN
 		 * bytes (a receiver's window holds a few bytes of reply) */
 		if (win_bytes >= DC_DCTCP_DATA_WIN) {
-			DC_DADD(s, data_windows, 1);
-			DC_DADD(s, alpha_sum_q16, d->law.alpha_q16);
+			DC_CTR_ADD(dc_dctcp_stat, s, data_windows, 1);
+			DC_CTR_ADD(dc_dctcp_stat, s, alpha_sum_q16, d->law.alpha_q16);
 		}
 	}
 }
@@ -133,7 +127,7 @@ __u32 BPF_PROG(dc_dctcp_ssth, struct sock *sk)
 	struct dc_dctcp_sk *d = dc_dsk(sk);
 
 	d->loss_cwnd = tp->snd_cwnd;
-	DC_DADD(dc_dstats(), cuts, 1);
+	DC_CTR_ADD(dc_dctcp_stat, dc_dstats(), cuts, 1);
 	return dc_dctcp_ssthresh(tp->snd_cwnd, d->law.alpha_q16, d->ecn_ok);
 }
 
@@ -155,10 +149,10 @@ static __always_inline void dc_dctcp_ce(struct sock *sk, __u8 ce)
 	if (d->ce != ce) {
 		struct dc_dctcp_stats *s = dc_dstats();
 
-		DC_DADD(s, rx_ce_flips, 1);
+		DC_CTR_ADD(dc_dctcp_stat, s, rx_ce_flips, 1);
 		if (((struct inet_connection_sock *)sk)->icsk_ack.pending & ICSK_ACK_TIMER) {
 			bpf_tcp_send_ack(tp, d->prior_rcv_nxt);
-			DC_DADD(s, rx_ce_acks, 1);
+			DC_CTR_ADD(dc_dctcp_stat, s, rx_ce_acks, 1);
 		}
 		d->ce = ce;
 	}
@@ -187,7 +181,7 @@ void BPF_PROG(dc_dctcp_event, struct sock *sk, enum tcp_ca_event ev)
 		 * (ssthresh already ran with α; this overrides it). */
 		tp->snd_ssthresh = tp->snd_cwnd / 2 > DC_DCTCP_MIN_CWND ? tp->snd_cwnd / 2
 								       : DC_DCTCP_MIN_CWND;
-		DC_DADD(dc_dstats(), losses, 1);
+		DC_CTR_ADD(dc_dctcp_stat, dc_dstats(), losses, 1);
 		break;
 	default:
 		break;

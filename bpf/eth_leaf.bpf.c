@@ -15,20 +15,12 @@
 #include "dcbpf/ethereal.h"
 #include "maps/ethereal.h"
 #include "lib/ipv4.h"
+#include "lib/count.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define DC_AF_INET_ 2
 #define DC_IP_TTL_OFF (DC_ETH_HLEN + 8)
-
-#define DC_LSTAT(field)                                                   \
-	do {                                                              \
-		__u32 dc_zero = 0;                                        \
-		struct dc_eth_lcounters *dc_c =                           \
-			bpf_map_lookup_elem(&dc_eth_lstats, &dc_zero);    \
-		if (dc_c)                                                 \
-			dc_c->field++;	/* per-CPU */                     \
-	} while (0)
 
 static __always_inline void dc_eth_count_path(__u32 tag, __u32 bytes)
 {
@@ -48,9 +40,9 @@ static __always_inline void dc_eth_strip_tag(struct __sk_buff *skb, const struct
 	if (v != DC_INT_TAG)
 		return;
 	if (dc_int_strip(skb, p, DC_INT_BASE_LEN))
-		DC_LSTAT(strip_fail);
+		DC_COUNT(dc_eth_lstats, strip_fail);
 	else
-		DC_LSTAT(tag_stripped);
+		DC_COUNT(dc_eth_lstats, tag_stripped);
 }
 
 /* TTL − 1 with the header checksum updated, as forwarding does. */
@@ -108,12 +100,12 @@ int dc_eth_lin(struct __sk_buff *skb)
 	}
 	up = bpf_map_lookup_elem(&dc_eth_up, &tag);
 	if (!up || !up->ifindex) {
-		DC_LSTAT(unknown_tag);
+		DC_COUNT(dc_eth_lstats, unknown_tag);
 		dc_eth_strip_tag(skb, &p, v);
 		return DC_TC_NEXT;
 	}
 	if (bpf_skb_load_bytes(skb, DC_IP_TTL_OFF, &ttl, 1) || ttl <= 1) {
-		DC_LSTAT(ttl_expired);
+		DC_COUNT(dc_eth_lstats, ttl_expired);
 		dc_eth_strip_tag(skb, &p, v);
 		return DC_TC_NEXT;
 	}
@@ -129,13 +121,13 @@ int dc_eth_lin(struct __sk_buff *skb)
 	rc = bpf_fib_lookup(skb, &fib, sizeof(fib), 0);
 	/* NO_NEIGH still names the egress: the neighbour is resolved later */
 	if (rc != BPF_FIB_LKUP_RET_SUCCESS && rc != BPF_FIB_LKUP_RET_NO_NEIGH) {
-		DC_LSTAT(fib_fail);
+		DC_COUNT(dc_eth_lstats, fib_fail);
 		dc_eth_strip_tag(skb, &p, v);
 		return DC_TC_NEXT;
 	}
 	is_up = bpf_map_lookup_elem(&dc_eth_upif, &fib.ifindex);
 	if (!is_up) {
-		DC_LSTAT(local_dst);
+		DC_COUNT(dc_eth_lstats, local_dst);
 		dc_eth_strip_tag(skb, &p, v);
 		return DC_TC_NEXT;
 	}
@@ -147,7 +139,7 @@ int dc_eth_lin(struct __sk_buff *skb)
 	rc = bpf_fib_lookup(skb, &upf, sizeof(upf), BPF_FIB_LOOKUP_DIRECT | BPF_FIB_LOOKUP_OUTPUT);
 	if ((rc != BPF_FIB_LKUP_RET_SUCCESS && rc != BPF_FIB_LKUP_RET_NO_NEIGH) ||
 	    upf.ifindex != up->ifindex) {
-		DC_LSTAT(uplink_down);
+		DC_COUNT(dc_eth_lstats, uplink_down);
 		dc_eth_strip_tag(skb, &p, v);
 		return DC_TC_NEXT;
 	}
@@ -156,13 +148,13 @@ int dc_eth_lin(struct __sk_buff *skb)
 		return DC_TC_NEXT;
 	len = skb->len - DC_ETH_HLEN;
 	dc_eth_count_path(tag, len);
-	DC_LSTAT(steered);
+	DC_COUNT(dc_eth_lstats, steered);
 	nh.nh_family = DC_AF_INET_;
 	nh.ipv4_nh = up->nexthop;
 	return bpf_redirect_neigh(up->ifindex, &nh, sizeof(nh), 0);
 
 untagged:
 	dc_eth_count_path(0, skb->len - DC_ETH_HLEN);
-	DC_LSTAT(untagged);
+	DC_COUNT(dc_eth_lstats, untagged);
 	return DC_TC_NEXT;
 }

@@ -18,6 +18,7 @@
 #include "dcbpf/flow.h"
 #include "maps/ethereal.h"
 #include "lib/ipv4.h"
+#include "lib/count.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -32,16 +33,6 @@ const volatile __u32 dc_eth_flows_cap_entries = 0;
 #define DC_CLOCK_MONOTONIC 1
 #define DC_ETH_IDLE_MS_DEFAULT 2000
 #define DC_NS_PER_MS 1000000ULL
-
-#define DC_HSTAT_ADD(field, n)                                            \
-	do {                                                              \
-		__u32 dc_zero = 0;                                        \
-		struct dc_eth_hcounters *dc_c =                           \
-			bpf_map_lookup_elem(&dc_eth_hstats, &dc_zero);    \
-		if (dc_c)                                                 \
-			__sync_fetch_and_add(&dc_c->field, (n));          \
-	} while (0)
-#define DC_HSTAT(field) DC_HSTAT_ADD(field, 1)
 
 static __always_inline struct dc_eth_hcfg *dc_eth_cfg(void)
 {
@@ -142,9 +133,9 @@ static int dc_eth_idle_cb(void *map, struct dc_flow_key *key, struct dc_eth_flow
 		return 0;
 	}
 	if (dc_eth_flow_release(f))
-		DC_HSTAT(flows_idle);
+		DC_COUNT(dc_eth_hstats, flows_idle);
 	if (!bpf_map_delete_elem(map, key))
-		DC_HSTAT_ADD(flows_live, -1);
+		DC_COUNT_ADD(dc_eth_hstats, flows_live, -1);
 	return 0;
 }
 
@@ -175,7 +166,7 @@ static __always_inline struct dc_eth_flow *dc_eth_new_flow(const struct dc_flow_
 	if (!v)
 		return NULL;
 	if (!dc_eth_flows_room()) {
-		DC_HSTAT(flows_over_cap);
+		DC_COUNT(dc_eth_hstats, flows_over_cap);
 		return NULL;
 	}
 	if (cfg->mode == DC_ETH_MODE_SPRAY) {
@@ -193,16 +184,16 @@ static __always_inline struct dc_eth_flow *dc_eth_new_flow(const struct dc_flow_
 		/* another CPU started it first: use that one */
 		f = bpf_map_lookup_elem(&dc_eth_flows, key);
 		if (!f)
-			DC_HSTAT(flow_insert_fail);
+			DC_COUNT(dc_eth_hstats, flow_insert_fail);
 		return f;
 	}
-	DC_HSTAT(flows_live);
+	DC_COUNT(dc_eth_hstats, flows_live);
 	f = bpf_map_lookup_elem(&dc_eth_flows, key);
 	if (!f)
 		return NULL;
 	if (nf.weight)
 		dc_eth_arr_add(v->up.load, u, nf.weight);
-	DC_HSTAT(flows_new);
+	DC_COUNT(dc_eth_hstats, flows_new);
 	if (!bpf_timer_init(&f->idle, &dc_eth_flows, DC_CLOCK_MONOTONIC)) {
 		bpf_timer_set_callback(&f->idle, dc_eth_idle_cb);
 		bpf_timer_start(&f->idle, dc_eth_idle_ns(cfg), 0);
@@ -229,18 +220,18 @@ static __always_inline void dc_eth_put_tag(struct __sk_buff *skb, const struct d
 		opt[2] = dc_int_b2(0);
 		opt[3] = dc_int_b3(0, tag);
 		if (dc_opt_write(skb, p, opt, DC_INT_BASE_LEN, DC_INT_BASE_LEN)) {
-			DC_HSTAT(tag_fail);
+			DC_COUNT(dc_eth_hstats, tag_fail);
 			return;
 		}
-		DC_HSTAT(tag_added);
-		DC_HSTAT(pkts_tagged);
+		DC_COUNT(dc_eth_hstats, tag_added);
+		DC_COUNT(dc_eth_hstats, pkts_tagged);
 		return;
 	}
 	if (bpf_skb_load_bytes(skb, DC_IP_OPT_OFF, opt, sizeof(opt)))
 		return;
 	v = dc_int_check(opt, p->ihl_bytes - DC_IP_BASE_LEN);
 	if (v != DC_INT_OK && v != DC_INT_TAG) {
-		DC_HSTAT(tag_no_room);
+		DC_COUNT(dc_eth_hstats, tag_no_room);
 		return;
 	}
 	old_w = (__u16)((opt[2] << 8) | opt[3]);
@@ -249,11 +240,11 @@ static __always_inline void dc_eth_put_tag(struct __sk_buff *skb, const struct d
 	if (old_w != new_w &&
 	    (bpf_skb_store_bytes(skb, DC_IP_OPT_OFF + 3, &opt[3], 1, 0) ||
 	     bpf_l3_csum_replace(skb, DC_IP_CSUM_OFF, bpf_htons(old_w), bpf_htons(new_w), 2))) {
-		DC_HSTAT(tag_fail);
+		DC_COUNT(dc_eth_hstats, tag_fail);
 		return;
 	}
-	DC_HSTAT(tag_int);
-	DC_HSTAT(pkts_tagged);
+	DC_COUNT(dc_eth_hstats, tag_int);
+	DC_COUNT(dc_eth_hstats, pkts_tagged);
 }
 
 /*
@@ -284,16 +275,16 @@ int dc_eth_hout(struct __sk_buff *skb)
 	if (!cfg)
 		return DC_TC_NEXT;
 	if (cfg->mode != DC_ETH_MODE_ETHEREAL && cfg->mode != DC_ETH_MODE_SPRAY) {
-		DC_HSTAT(ecmp_pkts);
+		DC_COUNT(dc_eth_hstats, ecmp_pkts);
 		return DC_TC_NEXT;
 	}
 	dk.addr = p.daddr;
 	dst = bpf_map_lookup_elem(&dc_eth_dst, &dk);
 	if (!dst || dst->leaf >= DC_ETH_MAX_LEAVES) {
-		DC_HSTAT(no_leaf);
+		DC_COUNT(dc_eth_hstats, no_leaf);
 		return DC_TC_NEXT;
 	}
-	DC_HSTAT(pkts_seen);
+	DC_COUNT(dc_eth_hstats, pkts_seen);
 	if (bpf_skb_load_bytes(skb, DC_ETH_HLEN + p.ihl_bytes + 13, &fl, 1))
 		return DC_TC_NEXT;
 	now = bpf_ktime_get_ns();
@@ -304,7 +295,7 @@ int dc_eth_hout(struct __sk_buff *skb)
 		 * our FIN, or a pure-ACK stream, must not open one. */
 		if ((fl & (DC_TCP_FIN | DC_TCP_RST)) ||
 		    !(p.payload || ((fl & DC_TCP_SYN) && !(fl & DC_TCP_ACK)))) {
-			DC_HSTAT(flows_untracked);
+			DC_COUNT(dc_eth_hstats, flows_untracked);
 			return DC_TC_NEXT;
 		}
 		f = dc_eth_new_flow(&key, cfg, dst->leaf, now, skb->mark);
@@ -322,7 +313,7 @@ int dc_eth_hout(struct __sk_buff *skb)
 	}
 	if (fl & (DC_TCP_FIN | DC_TCP_RST)) {
 		if (dc_eth_flow_release(f))
-			DC_HSTAT(flows_fin);
+			DC_COUNT(dc_eth_hstats, flows_fin);
 	}
 	if (tag)
 		dc_eth_put_tag(skb, &p, tag);
@@ -380,7 +371,7 @@ int dc_eth_sockops(struct bpf_sock_ops *skops)
 		dc_eth_sk_key(skops, &key);
 		f = bpf_map_lookup_elem(&dc_eth_flows, &key);
 		if (f && dc_eth_flow_release(f))
-			DC_HSTAT(flows_fin);
+			DC_COUNT(dc_eth_hstats, flows_fin);
 		return 1;
 	case BPF_SOCK_OPS_RTO_CB:
 		break;
@@ -425,6 +416,6 @@ int dc_eth_sockops(struct bpf_sock_ops *skops)
 		dc_eth_arr_add(v->up.load, nu, w);
 		dc_eth_arr_add(v->up.load, old_u, -w);
 	}
-	DC_HSTAT(repath_rto);
+	DC_COUNT(dc_eth_hstats, repath_rto);
 	return 1;
 }

@@ -15,10 +15,9 @@
 #include "dcbpf/flow.h"
 #include "maps/int.h"
 #include "lib/ipv4.h"
+#include "lib/count.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-#define DC_STAT(field) DC_COUNT(dc_int_stats, field)
 
 /*
  * Source: reserve empty slots on a data segment to a configured prefix.
@@ -46,7 +45,7 @@ static __always_inline bool dc_int_source(struct __sk_buff *skb, const struct dc
 		if (bpf_skb_load_bytes(skb, DC_IP_OPT_OFF, tag, sizeof(tag)) ||
 		    dc_int_check(tag, p->ihl_bytes - DC_IP_BASE_LEN) != DC_INT_TAG ||
 		    p->ihl_bytes + len - DC_INT_BASE_LEN > DC_IP_MAX_HDR) {
-			DC_STAT(src_no_room);
+			DC_COUNT(dc_int_stats, src_no_room);
 			return true;
 		}
 		path = dc_int_path(tag[3]);
@@ -57,14 +56,14 @@ static __always_inline bool dc_int_source(struct __sk_buff *skb, const struct dc
 	opt[2] = dc_int_b2(0);
 	opt[3] = dc_int_b3(0, path);
 	if (dc_opt_write(skb, p, opt, len, grow)) {
-		DC_STAT(src_fail);
+		DC_COUNT(dc_int_stats, src_fail);
 		return true;
 	}
-	DC_STAT(src_added);
+	DC_COUNT(dc_int_stats, src_added);
 	if (grow != len)
-		DC_STAT(src_tag_grown);
+		DC_COUNT(dc_int_stats, src_tag_grown);
 	if (p->gso)
-		DC_STAT(src_gso);
+		DC_COUNT(dc_int_stats, src_gso);
 	return true;
 }
 
@@ -89,7 +88,7 @@ static __always_inline void dc_int_echo(struct __sk_buff *skb, const struct dc_p
 		if (bpf_skb_load_bytes(skb, DC_IP_OPT_OFF, tag, sizeof(tag)) ||
 		    dc_int_check(tag, p->ihl_bytes - DC_IP_BASE_LEN) != DC_INT_TAG ||
 		    p->ihl_bytes + len - DC_INT_BASE_LEN > DC_IP_MAX_HDR) {
-			DC_STAT(echo_no_room);
+			DC_COUNT(dc_int_stats, echo_no_room);
 			return;
 		}
 		path = dc_int_path(tag[3]);
@@ -106,10 +105,10 @@ static __always_inline void dc_int_echo(struct __sk_buff *skb, const struct dc_p
 			dc_int_store_be64(&opt[DC_INT_BASE_LEN + i * DC_INT_HOP_LEN],
 					  rec->hop_word[i]);
 	if (dc_opt_write(skb, p, opt, len, grow)) {
-		DC_STAT(src_fail);
+		DC_COUNT(dc_int_stats, src_fail);
 		return;
 	}
-	DC_STAT(echo_added);
+	DC_COUNT(dc_int_stats, echo_added);
 }
 
 /*
@@ -202,7 +201,7 @@ int dc_int_hin(struct __sk_buff *skb)
 	if (v == DC_INT_BAD_LEN) {
 		/* Documented rule: a length we cannot trust is left alone; the IP
 		 * layer ignores unknown options, TCP never sees them. */
-		DC_STAT(bad_passed);
+		DC_COUNT(dc_int_stats, bad_passed);
 		return TC_ACT_OK;
 	}
 	if (len > DC_INT_MAX_OPT_LEN || bpf_skb_load_bytes(skb, DC_IP_OPT_OFF, opt, len))
@@ -211,20 +210,20 @@ int dc_int_hin(struct __sk_buff *skb)
 	if (v == DC_INT_TAG)
 		; /* an Ethereal tag that no leaf removed: strip, nothing to keep */
 	else if (v != DC_INT_OK)
-		DC_STAT(bad_stripped);
+		DC_COUNT(dc_int_stats, bad_stripped);
 	else if (opt[2] & DC_INT_FLAG_ECHO)
 		dc_int_publish(&p, opt, slots);
 	else
 		dc_int_sink_keep(&p, opt, slots);
 	if (dc_int_strip(skb, &p, len)) {
-		DC_STAT(strip_fail);
+		DC_COUNT(dc_int_stats, strip_fail);
 		return TC_ACT_OK;
 	}
 	if (v == DC_INT_TAG)
-		DC_STAT(tag_stripped);
+		DC_COUNT(dc_int_stats, tag_stripped);
 	else if (v == DC_INT_OK && (opt[2] & DC_INT_FLAG_ECHO))
-		DC_STAT(echo_rx);
+		DC_COUNT(dc_int_stats, echo_rx);
 	else if (v == DC_INT_OK)
-		DC_STAT(sink_stripped);
+		DC_COUNT(dc_int_stats, sink_stripped);
 	return TC_ACT_OK;
 }

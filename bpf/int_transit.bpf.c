@@ -19,11 +19,10 @@
 #include "maps/switch.h"
 #include "maps/int_switch.h"
 #include "lib/ipv4.h"
+#include "lib/count.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-
-#define DC_XSTAT(field) DC_COUNT(dc_int_xstats, field)
 
 /* The port record of the egress interface (dc_sw_ifport: ifindex → port). */
 static __always_inline struct dc_sw_port *dc_port_of(__u32 ifindex)
@@ -71,16 +70,16 @@ int dc_int_xmit(struct __sk_buff *skb)
 	v = dc_int_check(base, p.ihl_bytes - DC_IP_BASE_LEN);
 	if (v == DC_INT_TAG) {
 		/* Ethereal's tag-only option: no slot to fill; the leaf steers by it */
-		DC_XSTAT(transit_tag);
+		DC_COUNT(dc_int_xstats, transit_tag);
 		return TC_ACT_OK;
 	}
 	if (v != DC_INT_OK) {
 		if (base[0] == DC_INT_OPT_TYPE)
-			DC_XSTAT(bad_passed);
+			DC_COUNT(dc_int_xstats, bad_passed);
 		return TC_ACT_OK;
 	}
 	if (base[2] & DC_INT_FLAG_ECHO) {
-		DC_XSTAT(transit_echo);
+		DC_COUNT(dc_int_xstats, transit_echo);
 		return TC_ACT_OK;
 	}
 	__builtin_memcpy(nbase, base, sizeof(base));
@@ -91,7 +90,7 @@ int dc_int_xmit(struct __sk_buff *skb)
 			return TC_ACT_OK;
 		nbase[2] |= DC_INT_FLAG_OVERFLOW;
 		if (!dc_rewrite(skb, DC_IP_OPT_OFF, base, nbase, sizeof(base)))
-			DC_XSTAT(transit_overflow);
+			DC_COUNT(dc_int_xstats, transit_overflow);
 		return TC_ACT_OK;
 	}
 	port = dc_port_of(skb->ifindex);
@@ -109,6 +108,6 @@ int dc_int_xmit(struct __sk_buff *skb)
 	if (dc_rewrite(skb, off, hop_old, hop_new, sizeof(hop_new)) ||
 	    dc_rewrite(skb, DC_IP_OPT_OFF, base, nbase, sizeof(base)))
 		return TC_ACT_OK;
-	DC_XSTAT(transit_filled);
+	DC_COUNT(dc_int_xstats, transit_filled);
 	return TC_ACT_OK;
 }

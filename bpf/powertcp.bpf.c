@@ -22,6 +22,7 @@
 #include "dcbpf/powertcp.h"
 #include "dcbpf/flow.h"
 #include "maps/cc.h"
+#include "lib/count.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -58,12 +59,6 @@ static __always_inline void dc_load_cfg(__u32 cc, struct dc_cc_cfg *cfg)
 
 	*cfg = c ? *c : dc_cfg_default;
 }
-
-#define DC_STAT_INC(s, field)                                    \
-	do {                                                     \
-		if (s)                                           \
-			__sync_fetch_and_add(&(s)->field, 1);    \
-	} while (0)
 
 static __always_inline void dc_sk_flow_key(struct sock *sk, struct dc_flow_key *k)
 {
@@ -116,7 +111,7 @@ static __always_inline void dc_mirror(struct sock *sk, const struct dc_flow_key 
 		bpf_map_update_elem(&dc_cc_flows, key, &fresh, BPF_NOEXIST);
 		f = bpf_map_lookup_elem(&dc_cc_flows, key);
 		if (!f) {
-			DC_STAT_INC(stats, mirror_fail);
+			DC_CTR_ADD(dc_cc_stats, stats, mirror_fail, 1);
 			return;
 		}
 	}
@@ -185,7 +180,7 @@ static __always_inline void dc_cc_init(struct sock *sk, __u32 cc)
 		sk->sk_pacing_status = SK_PACING_NEEDED;
 	}
 	dc_apply(sk, st, &cfg, mss);
-	DC_STAT_INC(stats, flows_init);
+	DC_CTR_ADD(dc_cc_stats, stats, flows_init, 1);
 }
 
 static __always_inline void dc_cc_on_ack(struct sock *sk, const struct rate_sample *rs,
@@ -212,27 +207,27 @@ static __always_inline void dc_cc_on_ack(struct sock *sk, const struct rate_samp
 	a.min_cwnd_bytes = cfg.min_cwnd_pkts * mss;
 	a.max_cwnd_bytes = dc_ptcp_max_cwnd_bytes(st->cwnd_bytes, tp->max_packets_out, mss,
 						 tp->snd_cwnd_clamp);
-	DC_STAT_INC(stats, acks);
+	DC_CTR_ADD(dc_cc_stats, stats, acks, 1);
 	if (!a.rtt_us)
-		DC_STAT_INC(stats, rtt_missing);
+		DC_CTR_ADD(dc_cc_stats, stats, rtt_missing, 1);
 
 	dc_sk_flow_key(sk, &key);
 	if (cc == DC_CC_POWERTCP)
 		stack = bpf_map_lookup_elem(&dc_int_flows, &key);
 	if (stack && bpf_ktime_get_ns() - stack->updated_ns <=
 			     (__u64)cfg.int_stale_us * DC_NSEC_PER_USEC) {
-		DC_STAT_INC(stats, int_acks);
+		DC_CTR_ADD(dc_cc_stats, stats, int_acks, 1);
 		updated = dc_powertcp_on_ack(st, &cfg, &a, stack);
 		nhops = stack->nhops;
 	} else {
 		if (stack)
-			DC_STAT_INC(stats, int_stale);
+			DC_CTR_ADD(dc_cc_stats, stats, int_stale, 1);
 		if (cc == DC_CC_POWERTCP)
-			DC_STAT_INC(stats, theta_fallback);
+			DC_CTR_ADD(dc_cc_stats, stats, theta_fallback, 1);
 		updated = dc_theta_on_ack(st, &cfg, &a);
 	}
 	if (updated)
-		DC_STAT_INC(stats, cwnd_updates);
+		DC_CTR_ADD(dc_cc_stats, stats, cwnd_updates, 1);
 	dc_apply(sk, st, &cfg, mss);
 	dc_mirror(sk, &key, st, &cfg, cc, a.rtt_us, updated, stats);
 	dc_trace(sk, &key, st, cc, a.rtt_us, updated, nhops);
@@ -247,7 +242,7 @@ static __always_inline void dc_cc_release(struct sock *sk, __u32 cc)
 	key.sport = dc_state(sk)->sport;
 	bpf_map_delete_elem(&dc_cc_flows, &key);
 	bpf_map_delete_elem(&dc_int_flows, &key);
-	DC_STAT_INC(stats, flows_released);
+	DC_CTR_ADD(dc_cc_stats, stats, flows_released, 1);
 }
 
 /* cwnd_event: on the first send with nothing in flight (TX_START), a flow
@@ -268,7 +263,7 @@ static __always_inline void dc_cc_event(struct sock *sk, enum tcp_ca_event ev, _
 	dc_ptcp_state_restart(st, &cfg, tp->snd_nxt, tp->rtt_min.s[0].v, cfg.min_cwnd_pkts * mss);
 	dc_apply(sk, st, &cfg, mss);
 	stats = bpf_map_lookup_elem(&dc_cc_stats, &cc);
-	DC_STAT_INC(stats, idle_restarts);
+	DC_CTR_ADD(dc_cc_stats, stats, idle_restarts, 1);
 }
 
 /* ssthresh: only consulted for undo bookkeeping; the window is ours. */

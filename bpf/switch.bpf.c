@@ -20,6 +20,7 @@
 #include "dcbpf/admit.h"
 #include "dcbpf/int.h"
 #include "maps/switch.h"
+#include "lib/count.h"
 
 /* dc_vlqd_sync as a bpf_loop over the ports (vlqd.h calls it through
  * DC_VLQD_SYNC): one verified iteration instead of sixteen that fork. */
@@ -83,10 +84,8 @@ const volatile __u32 dc_netns_ino = 0;
 static __always_inline void dc_count_other(void)
 {
 	__u32 k = DC_SW_CNT_OTHER;
-	struct dc_sw_counters *c = bpf_map_lookup_elem(&dc_sw_cnt, &k);
 
-	if (c)
-		c->other_pkts++;
+	DC_CTR_ADD(dc_sw_cnt, bpf_map_lookup_elem(&dc_sw_cnt, &k), other_pkts, 1);
 }
 
 /* Set CE on an ECN-capable IPv4 packet, checksum updated (RFC 1624). */
@@ -401,7 +400,7 @@ static __always_inline void dc_emit(struct dc_sw_counters *cnt, __u64 now, __u32
 	struct dc_sw_event *e = bpf_ringbuf_reserve(&dc_sw_events, sizeof(*e), 0);
 
 	if (!e) {
-		cnt->ev_lost++;
+		DC_CTR_ADD(dc_sw_cnt, cnt, ev_lost, 1);
 		return;
 	}
 	e->time_ns = now;
@@ -561,11 +560,11 @@ int dc_sw_admit(struct xdp_md *ctx)
 	if (!cnt)
 		return v == DC_V_ADMIT ? XDP_PASS : XDP_DROP;
 	if (first_rtt)
-		cnt->first_rtt_pkts++;
+		DC_CTR_ADD(dc_sw_cnt, cnt, first_rtt_pkts, 1);
 	if (cred) {
-		cnt->safeguard_pkts += co.safeguard;
-		cnt->pred_asked_pkts += co.asked;
-		cnt->pred_nomodel_pkts += co.nomodel;
+		DC_CTR_ADD(dc_sw_cnt, cnt, safeguard_pkts, co.safeguard);
+		DC_CTR_ADD(dc_sw_cnt, cnt, pred_asked_pkts, co.asked);
+		DC_CTR_ADD(dc_sw_cnt, cnt, pred_nomodel_pkts, co.nomodel);
 	}
 	if (v == DC_V_ADMIT)
 		evf &= ~DC_SW_EV_DROP;
@@ -574,18 +573,18 @@ int dc_sw_admit(struct xdp_md *ctx)
 			evf | (first_rtt ? DC_SW_EV_FIRST_RTT : 0));
 	if (v != DC_V_ADMIT) {
 		if (v == DC_V_DROP_FULL)
-			cnt->drop_full_pkts++;
+			DC_CTR_ADD(dc_sw_cnt, cnt, drop_full_pkts, 1);
 		else if (v == DC_V_DROP_PRED)
-			cnt->drop_pred_pkts++;
+			DC_CTR_ADD(dc_sw_cnt, cnt, drop_pred_pkts, 1);
 		else
-			cnt->drop_thresh_pkts++;
-		cnt->drop_bytes += in.len;
+			DC_CTR_ADD(dc_sw_cnt, cnt, drop_thresh_pkts, 1);
+		DC_CTR_ADD(dc_sw_cnt, cnt, drop_bytes, in.len);
 		return XDP_DROP;
 	}
-	cnt->admit_pkts++;
-	cnt->admit_bytes += in.len;
+	DC_CTR_ADD(dc_sw_cnt, cnt, admit_pkts, 1);
+	DC_CTR_ADD(dc_sw_cnt, cnt, admit_bytes, in.len);
 	if (iph && dc_ecn_mark(in.q, in.len, cfg->ecn_k_bytes) && dc_mark_ce(iph))
-		cnt->ecn_marked_pkts++;
+		DC_CTR_ADD(dc_sw_cnt, cnt, ecn_marked_pkts, 1);
 	return XDP_PASS;
 other:
 	dc_count_other();

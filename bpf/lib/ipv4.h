@@ -28,15 +28,6 @@
 /* Headers the programs read directly: Ethernet, IPv4 with options, TCP. */
 #define DC_PULL_LEN (DC_ETH_HLEN + DC_IP_MAX_HDR + 20)
 
-/* Atomic add of one to a field of the single entry of a counters array. */
-#define DC_COUNT(map, field)                                              \
-	do {                                                              \
-		__u32 dc_zero = 0;                                        \
-		struct dc_int_counters *dc_c = bpf_map_lookup_elem(&map, &dc_zero); \
-		if (dc_c)                                                 \
-			__sync_fetch_and_add(&dc_c->field, 1);            \
-	} while (0)
-
 /*
  * skb->data / skb->data_end, loaded so clang cannot turn the context
  * offsets into registers (the verifier rejects a modified ctx pointer).

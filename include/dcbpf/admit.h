@@ -3,8 +3,8 @@
  * Buffer-sharing admission core: Complete Sharing, Dynamic Thresholds,
  * ABM, LQD's push-out choice, and Credence / FollowLQD (end of file).  Pure and integer-only so the XDP
  * program (bpf/switch.bpf.c) and the simulator (dcbpf sim) run the very
- * same decisions; references are to the digest notes/buffer-sharing.md
- * and seed 000 ch.4/6.
+ * same decisions; equation and section numbers are those of Addanki's
+ * thesis (ch.4 ABM, ch.6 Credence; docs/design.md, "References").
  *
  * Quantities: q = length of the packet's queue, Q = occupancy of the
  * shared buffer, B = its size, len = size of the arriving packet.  All in
@@ -16,16 +16,21 @@
  *   ABM: T = α_p · (1/n_p) · (B − Q) · γ,  γ = μ/b    (Eq. 4.9)
  *        first-RTT packets use α_first_rtt instead of α_p (§4.2.3)
  *
- * Admission (one rule for every algorithm and unit):
- *   drop "full"   if Q + len > B       (checked first)
- *   drop "thresh" if q + len > T
+ * Admission (one rule for every algorithm and unit), decided on the state
+ * the packet finds: q and Q before it is counted.
+ *   drop "full"   if Q + len > B       (checked first: the packet must fit)
+ *   drop "thresh" unless q < T         (admit while q < T, Eq. 4.5's rule)
  *   admit         otherwise
- * i.e. the queue including the packet must stay within T.  With unit
- * packets and an integer T this is the text's "q < T" (a queue at T
- * admits nothing); in bytes it is the ns-3 artifact's "q + len > T drops"
- * (digest §10.1).  Thresholds are floored to whole units.
+ * The comparison is exact: the thresholds below are T rounded UP to a
+ * whole unit, and for an integer q, q < x holds exactly when q < ⌈x⌉.  So
+ * with B = 4, α = 0.5 and one port two packets are admitted in one slot
+ * (0 < 2, then 1 < 1.5).  In bytes a queue just below T takes a whole
+ * packet and can end up to one packet above T.
  *
- * Overflow: B < 2^32 and α ≤ 1024 (2^26 in Q16) keep (B − Q)·α < 2^58.
+ * Overflow: B < 2^32 and α, γ < 2^32 keep (B − Q)·α < 2^64; with the
+ * configured bounds (α ≤ 1024 = 2^26 in Q16, γ ≤ 1) the ABM product
+ * (B − Q)·α·γ < 2^74 is taken in two 32-bit halves (dc_mul_q32_ceil),
+ * every intermediate below 2^64.  Divisions are unsigned.
  */
 #ifndef DCBPF_ADMIT_H
 #define DCBPF_ADMIT_H
@@ -35,7 +40,7 @@
 
 #define DC_ALPHA_MAX_Q16 (1024U << DC_Q16_SHIFT)
 /* Defaults: α = 0.5 and α_first_rtt = 64 as in the ABM and Credence
- * evaluations (digest §4.6); the ABM period is about two base RTTs of
+ * evaluations (ABM, SIGCOMM'22; Credence, NSDI'24); the ABM period is about two base RTTs of
  * the emulated fabric (≈ 50 µs), the paper's "once per RTT" rounded up
  * so the update runs at most 10 000 times a second. */
 #define DC_DEFAULT_ALPHA_Q16 (DC_Q16_ONE / 2)
@@ -48,7 +53,7 @@
 
 enum dc_verdict {
 	DC_V_ADMIT = 0,
-	DC_V_DROP_THRESH = 1,	/* q + len > T */
+	DC_V_DROP_THRESH = 1,	/* q ≥ T (Credence: q + len > T_i) */
 	DC_V_DROP_FULL = 2,	/* Q + len > B */
 	DC_V_DROP_PRED = 3,	/* Credence: the drop prediction said drop */
 };
@@ -70,21 +75,29 @@ DC_INLINE __u64 dc_adm_free(__u64 B, __u64 Q)
 	return Q < B ? B - Q : 0;
 }
 
-/* DT (Eq. 4.5): T = α·(B − Q). */
+/* DT (Eq. 4.5): T = ⌈α·(B − Q)⌉ (Q16 α; rounded up, see the top). */
 DC_INLINE __u64 dc_dt_threshold(__u64 B, __u64 Q, __u32 alpha_q16)
 {
-	return (dc_adm_free(B, Q) * alpha_q16) >> DC_Q16_SHIFT;
+	return (dc_adm_free(B, Q) * alpha_q16 + (DC_Q16_ONE - 1)) >> DC_Q16_SHIFT;
 }
 
-/* ABM (Eq. 4.9): T = α·(1/n)·(B − Q)·γ.  n = 0 counts as 1. */
+/* ⌈m·g / 2^32⌉ without a 128-bit product: m = h·2^32 + l, and
+ * m·g / 2^32 = h·g + l·g / 2^32 with l·g < 2^64.  Needs h·g < 2^64. */
+DC_INLINE __u64 dc_mul_q32_ceil(__u64 m, __u32 g)
+{
+	__u64 lo = (m & 0xffffffffULL) * g;
+
+	return (m >> 32) * g + (lo >> 32) + ((lo & 0xffffffffULL) != 0);
+}
+
+/* ABM (Eq. 4.9): T = ⌈α·(1/n)·(B − Q)·γ⌉, α and γ Q16.  n = 0 counts as 1.
+ * ⌈⌈x⌉/n⌉ = ⌈x/n⌉, so rounding before the division by n loses nothing. */
 DC_INLINE __u64 dc_abm_threshold(__u64 B, __u64 Q, __u32 alpha_q16, __u32 n,
 				 __u32 gamma_q16)
 {
-	__u64 t = dc_dt_threshold(B, Q, alpha_q16);
+	__u64 t = dc_mul_q32_ceil(dc_adm_free(B, Q) * alpha_q16, gamma_q16);
 
-	/* t < 2^42 after the shift, γ ≤ 2^16: the product fits. */
-	t = (t * gamma_q16) >> DC_Q16_SHIFT;
-	return n > 1 ? t / n : t;
+	return n > 1 ? t / n + (t % n != 0) : t;
 }
 
 /* Threshold of the configured algorithm.  LQD (push-out) admits up to the
@@ -102,7 +115,8 @@ DC_INLINE __u64 dc_adm_threshold(__u32 alg, const struct dc_adm_in *in)
 	}
 }
 
-/* The admission rule above; *thresh_out gets T. */
+/* The admission rule above; *thresh_out gets T (rounded up: the shortest
+ * queue that is refused). */
 DC_INLINE enum dc_verdict dc_adm_decide(__u32 alg, const struct dc_adm_in *in,
 					__u64 *thresh_out)
 {
@@ -111,7 +125,7 @@ DC_INLINE enum dc_verdict dc_adm_decide(__u32 alg, const struct dc_adm_in *in,
 	*thresh_out = t;
 	if (in->Q + in->len > in->B)
 		return DC_V_DROP_FULL;
-	if (in->q + in->len > t)
+	if (in->q >= t)
 		return DC_V_DROP_THRESH;
 	return DC_V_ADMIT;
 }
@@ -176,8 +190,8 @@ DC_INLINE __u32 dc_abm_n(__u32 congested)
  * arrival to queue `arriving` finds the buffer full.  The longest queue
  * loses its tail packet.  Ties: if the arriving queue is among the
  * longest, the arrival itself is dropped (returns `arriving`), which is
- * what real LQD does and what a virtual LQD must do to match it (digest
- * §11 T-C2); otherwise the lowest index among the longest.  The arrival
+ * what real LQD does and what a virtual LQD must do to match it (the
+ * T-C2 traces of tests/unit/test_credence.c); otherwise the lowest index among the longest.  The arrival
  * counts in its own queue's length (q[arriving] + len).
  */
 DC_INLINE void dc_lqd_victim_step(const __u64 *q, __u32 j, __u32 arriving, __u64 *best,
@@ -200,8 +214,8 @@ DC_INLINE __u32 dc_lqd_victim(const __u64 *q, __u32 n, __u32 arriving, __u32 len
 }
 
 /*
- * Credence and FollowLQD (seed 000 Alg. 4/5 = seed 004 Alg. 1/2, digest
- * §6.2-6.3).  Drop-tail algorithms whose per-queue thresholds T_i are the
+ * Credence and FollowLQD (Addanki thesis Alg. 4/5 = Credence, NSDI'24,
+ * Alg. 1/2).  Drop-tail algorithms whose per-queue thresholds T_i are the
  * queue lengths of a virtual LQD fed the same arrivals: Γ = Σ T_i ≤ B.
  *
  * Per arrival to queue i, in this order (the caller drives the steps):
@@ -217,9 +231,11 @@ DC_INLINE __u32 dc_lqd_victim(const __u64 *q, __u32 n, __u32 arriving, __u32 len
  *   2. dc_cred_decide:
  *      Credence safeguard: accept if the longest queue is below B/N
  *        (max_j q_j · N < B, no division; Alg. 4 line 6's "<", not the
- *        ns-3 artifact's "≤", digest §10.7), provided it fits (Q + len ≤ B;
+ *        ns-3 artifact's "≤"), provided it fits (Q + len ≤ B;
  *        implied with unit packets);
- *      drop "thresh" if q_i + len > T_i  (unit: the text's q_i < T_i);
+ *      drop "thresh" if q_i + len > T_i  (unit: the text's q_i < T_i; T_i
+ *        already counts the arrival, so in bytes the real queue with the
+ *        packet stays within the virtual one, unlike DT/ABM's q < T);
  *      drop "full"   if Q + len > B     (the text's Q(t) < B);
  *      Credence only: otherwise consult the drop prediction (*ask = true);
  *        a "drop" turns the admit into DC_V_DROP_PRED.
@@ -233,7 +249,7 @@ DC_INLINE __u32 dc_lqd_victim(const __u64 *q, __u32 n, __u32 arriving, __u32 len
  * arrival is the virtual drop; otherwise the strictly longest other queue
  * loses, the lowest index among equals.  With another tie rule the
  * virtual LQD can pick a different queue than the real one and Credence
- * with a perfect oracle diverges from LQD (digest §11 T-C2).
+ * with a perfect oracle diverges from LQD (tests/unit/test_credence.c, T-C2).
  *
  * Loops: at most n ≤ DC_CRED_QUEUES_MAX iterations of at most n steps.
  */

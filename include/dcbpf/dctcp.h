@@ -29,12 +29,38 @@
 #define DCBPF_DCTCP_H
 
 #include "fixed.h"
+#include "counters.h"
 
 /* g = 1/16, the paper's value (§3.4: g < 1.386/√(2(C·RTT + K))). */
 #define DC_DCTCP_G_SHIFT 4
 /* α before the first window is measured: 1, the conservative start (the
  * first marked window halves like classic ECN, then α learns). */
 #define DC_DCTCP_ALPHA_INIT DC_Q16_ONE
+/* Totals over every connection using dctcp (dc_dctcp_stat, per-CPU
+ * array[1], summed by readers; atomic adds, a callback may be interrupted
+ * by another on the same CPU): written on every ACK, a shared copy would
+ * bounce its cache line between the CPUs handling different flows. */
+#define DC_DCTCP_COUNTERS(X)							\
+	X(flows, 0, "", "Connections initialised.")				\
+	X(ecn_flows, 0, "", "Connections initialised with ECN negotiated.")	\
+	X(acks, 0, "", "ACKs seen by the sender's law.")			\
+	X(ece_acks, 0, "", "ACKs carrying ECE.")				\
+	X(acked_bytes, 0, "", "Bytes acknowledged.")				\
+	X(ece_bytes, 0, "", "Bytes acknowledged with ECE.")			\
+	X(windows, 0, "", "Alpha updates (one per window).")			\
+	X(marked_windows, 0, "", "Windows with at least one ECE byte.")	\
+	X(cuts, 0, "", "Window cuts to cwnd*(1 - alpha/2) (ssthresh calls).")	\
+	X(losses, 0, "", "RTOs (window halved, not cut by alpha).")		\
+	X(rx_ce_flips, 0, "", "Receiver: CE state changes of the data.")	\
+	X(rx_ce_acks, 0, "", "Receiver: immediate ACKs sent at a CE flip.")	\
+	X(data_windows, 0, "", "Windows of 8 KB or more acknowledged.")	\
+	X(alpha_sum_q16, 0, "",							\
+	  "Sum of alpha after each data window, Q16 (mean: divide by data_windows).")
+
+struct dc_dctcp_stats {
+	DC_DCTCP_COUNTERS(DC_CTR_FIELD)
+};
+
 /* The window never falls below two segments (as TCP's ssthresh). */
 #define DC_DCTCP_MIN_CWND 2
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Ethereal path assignment (seed 000 §3.2, Algorithm 3 and Theorem 4):
+ * Ethereal path assignment (Addanki thesis §3.2, Algorithm 3 and Theorem 4):
  * pure and integer-only so the sender's TC egress program, the collective
  * traffic generator and the host unit tests run the very same rule.
  *
@@ -50,6 +50,7 @@
 #define DCBPF_ETHEREAL_H
 
 #include "fixed.h"
+#include "counters.h"
 #ifndef __bpf__
 #include <linux/bpf.h>	/* struct bpf_spin_lock, struct bpf_timer */
 #endif
@@ -463,24 +464,30 @@ DC_INLINE __u64 dc_eth_ps(__u32 path, __u32 state)
 DC_INLINE __u32 dc_eth_ps_path(__u64 ps) { return (__u32)ps; }
 DC_INLINE __u32 dc_eth_ps_state(__u64 ps) { return (__u32)(ps >> 32); }
 
-/* Host counters (dc_eth_hstats, array[1]). */
+/* Host counters (dc_eth_hstats, array[1], atomic adds). */
+#define DC_ETH_HCOUNTERS(X)							\
+	X(pkts_seen, 0, "", "TCP/IPv4 packets to a configured leaf.")		\
+	X(pkts_tagged, 0, "", "Packets to a configured leaf that left with a path tag.") \
+	X(tag_added, 0, "", "Tag-only options inserted.")			\
+	X(tag_int, 0, "", "Path tags set in an INT option already there.")	\
+	X(tag_no_room, 0, "", "Packets sent untagged: other IP options present.") \
+	X(tag_fail, 0, "", "Packets sent untagged: the kernel refused to grow the packet.") \
+	X(flows_new, 0, "", "Flows entered in dc_eth_flows.")			\
+	X(flows_fin, 0, "", "Flows released on FIN or RST.")			\
+	X(flows_idle, 0, "", "Flows released after idle_ms.")			\
+	X(flows_untracked, 0, "",						\
+	  "Packets of no known flow that may not start one.")			\
+	X(flow_insert_fail, 0, "", "Failed inserts into dc_eth_flows.")	\
+	X(repath_rto, 0, "", "Flows moved to another uplink on an RTO.")	\
+	X(no_leaf, 0, "", "TCP packets to a destination not in dc_eth_dst.")	\
+	X(ecmp_pkts, 0, "", "Packets passed untagged in mode ecmp.")		\
+	X(flows_live, DC_CTR_GAUGE, "",						\
+	  "Entries in dc_eth_flows (inserted minus deleted).")			\
+	X(flows_over_cap, 0, "",						\
+	  "New flows sent untagged: the flow table was at its cap.")
+
 struct dc_eth_hcounters {
-	__u64 pkts_seen;	/* TCP/IPv4 packets to a configured leaf */
-	__u64 pkts_tagged;	/* … that left with a tag */
-	__u64 tag_added;	/* tag-only option inserted */
-	__u64 tag_int;		/* P set in an INT option already there */
-	__u64 tag_no_room;	/* other IP options present: sent untagged */
-	__u64 tag_fail;		/* the kernel refused to grow the packet */
-	__u64 flows_new;
-	__u64 flows_fin;	/* released on FIN/RST */
-	__u64 flows_idle;	/* released after idle_ms */
-	__u64 flows_untracked;	/* packets of no known flow that may not start one */
-	__u64 flow_insert_fail;
-	__u64 repath_rto;	/* flows moved to another uplink on RTO */
-	__u64 no_leaf;		/* TCP to a destination not in dc_eth_dst */
-	__u64 ecmp_pkts;	/* mode ecmp: passed untagged */
-	__u64 flows_live;	/* gauge: entries in dc_eth_flows (inserted − deleted) */
-	__u64 flows_over_cap;	/* new flows sent untagged: the table was at its cap */
+	DC_ETH_HCOUNTERS(DC_CTR_FIELD)
 };
 
 /* Leaf: uplink a tag maps to (dc_eth_up, array by tag). */
@@ -496,16 +503,22 @@ struct dc_eth_pathcnt {
 };
 
 /* Leaf counters (dc_eth_lstats, per-CPU array[1]). */
+#define DC_ETH_LCOUNTERS(X)							\
+	X(untagged, 0, "", "Packets without a tag: normal routing.")		\
+	X(steered, 0, "", "Packets redirected to their tag's uplink.")		\
+	X(unknown_tag, 0, "",							\
+	  "Packets with a tag no uplink is configured for: normal routing.")	\
+	X(uplink_down, 0, "",							\
+	  "Packets whose tag's uplink has no route (link down): normal routing.") \
+	X(local_dst, 0, "", "Tagged packets routed to a local port: normal routing.") \
+	X(ttl_expired, 0, "", "Packets with TTL 1 or less, left to the kernel.") \
+	X(fib_fail, 0, "",							\
+	  "Packets with no route for the destination, left to the kernel.")	\
+	X(tag_stripped, 0, "", "Tag-only options removed.")			\
+	X(strip_fail, 0, "", "Tag-only options that could not be removed.")
+
 struct dc_eth_lcounters {
-	__u64 untagged;		/* no tag: normal routing */
-	__u64 steered;		/* redirected to the tag's uplink */
-	__u64 unknown_tag;	/* tag with no uplink configured: normal routing */
-	__u64 uplink_down;	/* the tag's uplink has no route (link down): normal routing */
-	__u64 local_dst;	/* tagged, but routed to a local port: normal routing */
-	__u64 ttl_expired;	/* TTL ≤ 1: the kernel answers */
-	__u64 fib_fail;		/* no route for the destination: the kernel answers */
-	__u64 tag_stripped;	/* tag-only option removed */
-	__u64 strip_fail;
+	DC_ETH_LCOUNTERS(DC_CTR_FIELD)
 };
 
 #endif

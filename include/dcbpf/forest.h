@@ -2,8 +2,8 @@
 /*
  * Credence's drop predictor: a small random forest in fixed point, the
  * same layout in the BPF map (maps/switch.h dc_sw_model), the model file
- * and the trainer (loader/forest.c), evaluated by the same code in XDP
- * and in `dcbpf sim`.  Seed 004 §4 / digest buffer-sharing.md §9: 4 trees
+ * and the trainer (loader/credence/), evaluated by the same code in XDP
+ * and in `dcbpf sim`.  As in Credence (NSDI'24, evaluation): 4 trees
  * of depth 4 over 4 features — the arriving packet's queue length, the
  * shared-buffer occupancy, and their EWMAs over one RTT.
  *

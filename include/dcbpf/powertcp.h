@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * PowerTCP and θ-PowerTCP control law (seed 000 §2.2, Algorithms 1 and 2),
+ * PowerTCP and θ-PowerTCP control law (PowerTCP, NSDI'22; Addanki thesis §2.2, Algorithms 1 and 2),
  * pure and fixed point so the BPF congestion controls and the host unit
  * tests run the very same code.
  *
@@ -104,7 +104,7 @@ DC_INLINE __u32 dc_ptcp_tau_us(const struct dc_cc_cfg *cfg, __u32 min_rtt_us)
 	return DC_DEFAULT_TAU_US;
 }
 
-/* β = HostBw·τ/N unless configured (seed 000 §2.2.3 "Parameters"). */
+/* β = HostBw·τ/N unless configured (Addanki thesis §2.2.3 "Parameters"). */
 DC_INLINE __u32 dc_ptcp_beta_bytes(const struct dc_cc_cfg *cfg, __u32 tau_us)
 {
 	__u64 n = cfg->expected_flows ? cfg->expected_flows : 1;

@@ -55,6 +55,7 @@
 #define DCBPF_SWITCH_H
 
 #include "compat.h"
+#include "counters.h"
 
 #define DC_SW_PORTS_MAX 16	/* ports per emulated switch */
 #define DC_SW_TAGS 16		/* Ethereal path tags: the 4-bit P field (include/dcbpf/int.h), 1..15 */
@@ -208,22 +209,38 @@ struct dc_sw_route {
 	__u32 ifindex;		/* egress device the FIB named */
 };
 
-/* Per (egress port, priority), per CPU; summed by dcbpf. */
+/* Per (egress port, priority), per CPU; summed by dcbpf.  Prometheus:
+ * dcbpf_sw_port_<name>_total per port, dcbpf_sw_<name>_total per switch
+ * for DC_CTR_NOPORT (docs/operations.md). */
+#define DC_SW_COUNTERS(X)							\
+	X(admit_pkts, 0, "admitted_packets",					\
+	  "Packets admitted to the port's queue (all priorities and CPUs).")	\
+	X(admit_bytes, 0, "admitted_bytes", "Bytes admitted to the port's queue.") \
+	X(drop_thresh_pkts, 0, "dropped_packets{reason=\"threshold\"}",	\
+	  "Packets dropped by admission: the queue would exceed its threshold.") \
+	X(drop_full_pkts, 0, "dropped_packets{reason=\"buffer_full\"}",	\
+	  "Packets dropped by admission: the shared buffer would overflow.")	\
+	X(drop_bytes, 0, "dropped_bytes", "Bytes dropped by buffer admission.") \
+	X(ecn_marked_pkts, 0, "ecn_marked_packets",				\
+	  "Packets marked CE above ecn_k_bytes.")				\
+	X(first_rtt_pkts, 0, "first_rtt_packets",				\
+	  "Packets carrying the first-RTT mark, admitted or not.")		\
+	X(other_pkts, DC_CTR_NOPORT, "other_packets",				\
+	  "Packets XDP passed without admission (not IP, malformed, no route, " \
+	  "not to a switch port).")						\
+	X(drop_pred_pkts, 0, "dropped_packets{reason=\"prediction\"}",		\
+	  "Packets dropped by admission: Credence predicted a drop.")		\
+	X(pred_asked_pkts, 0, "prediction_asked_packets",			\
+	  "Packets for which Credence consulted its model.")			\
+	X(pred_nomodel_pkts, 0, "prediction_no_model_packets",			\
+	  "Packets Credence would have asked a model about, admitted: none loaded.") \
+	X(safeguard_pkts, 0, "safeguard_packets",				\
+	  "Packets Credence admitted by the B/N safeguard.")			\
+	X(ev_lost, 0, "events_lost",						\
+	  "Events the ring buffer had no room for.")
+
 struct dc_sw_counters {
-	__u64 admit_pkts;
-	__u64 admit_bytes;
-	__u64 drop_thresh_pkts;	/* queue would exceed its threshold */
-	__u64 drop_full_pkts;	/* shared buffer would overflow */
-	__u64 drop_bytes;
-	__u64 ecn_marked_pkts;
-	__u64 first_rtt_pkts;	/* admitted or not, carried the first-RTT mark */
-	__u64 other_pkts;	/* key DC_SW_CNT_OTHER: not IP, malformed, no
-				 * route, not to a switch port: passed */
-	__u64 drop_pred_pkts;	/* Credence: dropped on the prediction */
-	__u64 pred_asked_pkts;	/* Credence: prediction consulted (model loaded) */
-	__u64 pred_nomodel_pkts;/* Credence: would consult, no model: admitted */
-	__u64 safeguard_pkts;	/* Credence: admitted by the B/N safeguard */
-	__u64 ev_lost;		/* events the ring buffer had no room for */
+	DC_SW_COUNTERS(DC_CTR_FIELD)
 };
 
 #endif

@@ -8,6 +8,7 @@
 #define DCBPF_TYPES_H
 
 #include "compat.h"
+#include "counters.h"
 
 /* Pin directory; maps are pinned by name below it. */
 #define DC_PIN_DIR "/sys/fs/bpf/dcbpf"
@@ -24,7 +25,7 @@ enum dc_cc_id {
 /*
  * Per-CC parameters (dc_cc_cfg, key enum dc_cc_id).  Zero means "derive":
  * base_rtt_us = 0 tracks the flow's min RTT, beta_bytes = 0 uses
- * host_bw · τ / expected_flows (seed 000 §2.2.3).
+ * host_bw · τ / expected_flows (Addanki thesis §2.2.3).
  */
 struct dc_cc_cfg {
 	__u32 gamma_q16;	/* EWMA weight γ ∈ (0, 1], Q16 */
@@ -72,18 +73,25 @@ struct dc_cc_flow {
 	__u64 int_acks;		/* ACKs handled by the INT law */
 };
 
-/* Global counters (dc_cc_stats, array, key enum dc_cc_id). */
+/* Global counters (dc_cc_stats, array, key enum dc_cc_id; atomic adds). */
+#define DC_CC_COUNTERS(X)							\
+	X(flows_init, 0, "", "Flows the congestion control initialised.")	\
+	X(flows_released, 0, "", "Flows the congestion control released.")	\
+	X(acks, 0, "", "ACKs processed.")					\
+	X(cwnd_updates, 0, "", "Congestion window updates.")			\
+	X(rtt_missing, 0, "", "ACKs without an RTT sample.")			\
+	X(int_acks, 0, "", "PowerTCP ACKs with fresh in-band telemetry.")	\
+	X(theta_fallback, 0, "",						\
+	  "PowerTCP ACKs without telemetry, run on the RTT (theta) law.")	\
+	X(int_stale, 0, "",							\
+	  "PowerTCP ACKs whose telemetry was older than int_stale_us.")	\
+	X(mirror_fail, 0, "", "Failed updates of the dc_cc_flows mirror.")	\
+	X(idle_restarts, 0, "",							\
+	  "Flows restarted at HostBw*tau after idling longer than an RTO "	\
+	  "(dc_ptcp_state_restart).")
+
 struct dc_cc_counters {
-	__u64 flows_init;
-	__u64 flows_released;
-	__u64 acks;
-	__u64 cwnd_updates;
-	__u64 rtt_missing;	/* ACKs with no RTT sample */
-	__u64 int_acks;		/* PowerTCP ACKs with fresh INT */
-	__u64 theta_fallback;	/* PowerTCP ACKs without INT → θ law */
-	__u64 int_stale;	/* INT present but older than int_stale_us */
-	__u64 mirror_fail;	/* dc_cc_flows update failed */
-	__u64 idle_restarts;	/* flows restarted after idle (dc_ptcp_state_restart) */
+	DC_CC_COUNTERS(DC_CTR_FIELD)
 };
 
 /* One PowerTCP decision, streamed by `dcbpf trace` (dc_cc_trace ring
@@ -148,25 +156,37 @@ struct dc_int_sink_rec {
 	__u64 hop_word[DC_INT_MAX_HOPS];
 };
 
-/* INT counters (dc_int_stats, array with one entry per object). */
+/* INT counters (dc_int_stats of the host programs, dc_int_xstats of a
+ * switch's transit hop; array with one entry, atomic adds). */
+#define DC_INT_COUNTERS(X)							\
+	X(src_added, 0, "", "INT option added to a data segment.")		\
+	X(src_gso, 0, "", "INT option added to a GSO super-packet.")		\
+	X(src_no_room, 0, "",							\
+	  "Data segments sent without INT: IP options already present.")	\
+	X(src_fail, 0, "",							\
+	  "Data segments sent without INT: room adjustment failed.")		\
+	X(sink_stripped, 0, "",							\
+	  "INT options stripped at the receiver, hop stack kept.")		\
+	X(echo_added, 0, "", "Hop stacks echoed on outgoing segments.")	\
+	X(echo_no_room, 0, "",							\
+	  "Hop stacks not echoed: IP options already present.")		\
+	X(echo_rx, 0, "", "Echoes received and published to the sender's CC.") \
+	X(bad_stripped, 0, "", "Malformed options of ours stripped unused.")	\
+	X(bad_passed, 0, "",							\
+	  "Malformed options beyond stripping, passed untouched.")		\
+	X(transit_filled, 0, "", "Hop slots filled by a switch.")		\
+	X(transit_overflow, 0, "",						\
+	  "Packets with no free hop slot at a switch (overflow flag set).")	\
+	X(transit_echo, 0, "", "Echo options a switch left alone.")		\
+	X(strip_fail, 0, "", "Strips that failed; packet passed untouched.")	\
+	X(tag_stripped, 0, "",							\
+	  "Ethereal tag-only options stripped at the receiver.")		\
+	X(transit_tag, 0, "", "Ethereal tag-only options a switch left alone.") \
+	X(src_tag_grown, 0, "",							\
+	  "Ethereal tag-only options grown into INT at the source, path tag kept.")
+
 struct dc_int_counters {
-	__u64 src_added;	/* source: option added to a data segment */
-	__u64 src_gso;		/* … of which GSO super-packets */
-	__u64 src_no_room;	/* source: IP options present, sent untouched */
-	__u64 src_fail;		/* source: adjust_room failed, sent untouched */
-	__u64 sink_stripped;	/* sink: data option stripped, stack kept */
-	__u64 echo_added;	/* echo: stack put on an outgoing segment */
-	__u64 echo_no_room;	/* echo: IP options present, not echoed */
-	__u64 echo_rx;		/* sender: echo stripped and published */
-	__u64 bad_stripped;	/* malformed option of ours stripped unused */
-	__u64 bad_passed;	/* malformed beyond stripping: passed untouched */
-	__u64 transit_filled;	/* switch: a slot filled */
-	__u64 transit_overflow;	/* switch: no free slot, overflow flag set */
-	__u64 transit_echo;	/* switch: echo option left alone */
-	__u64 strip_fail;	/* adjust_room failed on strip: passed untouched */
-	__u64 tag_stripped;	/* sink: Ethereal tag-only option stripped */
-	__u64 transit_tag;	/* switch: tag-only option left alone */
-	__u64 src_tag_grown;	/* source: a tag-only option grown into INT, P kept */
+	DC_INT_COUNTERS(DC_CTR_FIELD)
 };
 
 #endif

@@ -15,6 +15,7 @@ cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 [ "$(id -u)" = 0 ] || { echo "eth_tput bench: needs root, skipped" >&2; exit 0; }
 source tests/lib/fabric.sh
+source tests/lib/bench.sh
 export FAB_INT_ROOM=4
 {
 	fabric_leafspine 2 1 1 1000 4000000 || exit 1
@@ -22,22 +23,13 @@ export FAB_INT_ROOM=4
 	fabric_bg "${FAB_HOSTS[1]}" iperf3 -s -p 5201
 	fabric_wait_port "${FAB_HOSTS[1]}" 5201
 } >&2
-best() {
-	local b=0 v
-	for _ in 1 2 3; do
-		v=$(fabric_exec "${FAB_HOSTS[0]}" iperf3 -c "${FAB_HOST_IPS[1]}" -p 5201 -t 4 -C cubic -J |
-			jq '.end.sum_received.bits_per_second / 1e6 | floor')
-		[ "${v:-0}" -gt "$b" ] && b=$v
-	done
-	echo "$b"
-}
 both() { # measure at 1 and 10 Gbit/s; prints "M1 M10"
 	local m1 m10
 	fabric_shape "${FAB_LEAVES[0]}" "${FAB_UPLINKS[0]}" 1000 4000000 >&2
-	m1=$(best)
+	m1=$(bench_iperf_best "${FAB_HOSTS[0]}" "${FAB_HOST_IPS[1]}")
 	fabric_shape "${FAB_LEAVES[0]}" "${FAB_UPLINKS[0]}" 10000 4000000 >&2
 	fabric_shape "${FAB_SPINES[0]}" "${FAB_DOWNLINKS[1]}" 10000 4000000 >&2
-	m10=$(best)
+	m10=$(bench_iperf_best "${FAB_HOSTS[0]}" "${FAB_HOST_IPS[1]}")
 	fabric_shape "${FAB_SPINES[0]}" "${FAB_DOWNLINKS[1]}" 1000 4000000 >&2
 	echo "$m1 $m10"
 }
@@ -51,10 +43,4 @@ if [ "${tagged:-0}" -eq 0 ]; then
 	echo "eth_tput bench: the leaf steered nothing; the figures would be meaningless" >&2
 	exit 1
 fi
-fig() { printf '{"%s": {"value": %s, "unit": "%s"}}\n' "$1" "$2" "$3"; }
-fig eth_tput_off_1g_mbps "$off1" Mbit/s
-fig eth_tput_on_1g_mbps "$on1" Mbit/s
-fig eth_tput_off_10g_mbps "$off10" Mbit/s
-fig eth_tput_on_10g_mbps "$on10" Mbit/s
-fig eth_throughput_ratio "$(echo "scale=3; $on1 / $off1" | bc | sed 's/^\./0./')" ratio
-fig eth_throughput_ratio_cpu_bound "$(echo "scale=3; $on10 / $off10" | bc | sed 's/^\./0./')" ratio
+bench_tput_figs eth "$off1" "$on1" "$off10" "$on10"

@@ -13,6 +13,7 @@ cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 [ "$(id -u)" = 0 ] || { echo "int_tput bench: needs root, skipped" >&2; exit 0; }
 source tests/lib/fabric.sh
+source tests/lib/bench.sh
 source tests/lib/dcbpfd.sh
 export FAB_INT_ROOM=36
 {
@@ -22,21 +23,12 @@ export FAB_INT_ROOM=36
 	fabric_bg "$FAB_RECV" iperf3 -s -p 5201
 	fabric_wait_port "$FAB_RECV" 5201
 } >&2
-best() {
-	local r b=0 v
-	for r in 1 2 3; do
-		v=$(fabric_exec "${FAB_SENDERS[0]}" iperf3 -c "$FAB_RECV_IP" -p 5201 -t 4 -C cubic -J |
-			jq '.end.sum_received.bits_per_second / 1e6 | floor')
-		[ "${v:-0}" -gt "$b" ] && b=$v
-	done
-	echo "$b"
-}
 both() { # measure at 1 and 10 Gbit/s; prints "M1 M10"
 	local m1 m10
 	fabric_shape "$FAB_SWITCH" "$FAB_BN_DEV" 1000 4000000 >&2
-	m1=$(best)
+	m1=$(bench_iperf_best "${FAB_SENDERS[0]}" "$FAB_RECV_IP")
 	fabric_shape "$FAB_SWITCH" "$FAB_BN_DEV" 10000 4000000 >&2
-	m10=$(best)
+	m10=$(bench_iperf_best "${FAB_SENDERS[0]}" "$FAB_RECV_IP")
 	echo "$m1 $m10"
 }
 read -r off1 off10 <<<"$(both)"
@@ -56,10 +48,4 @@ if [ "${added:-0}" -eq 0 ]; then
 	echo "int_tput bench: no INT option was added; the figures would be meaningless" >&2
 	exit 1
 fi
-fig() { printf '{"%s": {"value": %s, "unit": "%s"}}\n' "$1" "$2" "$3"; }
-fig int_tput_off_1g_mbps "$off1" Mbit/s
-fig int_tput_on_1g_mbps "$on1" Mbit/s
-fig int_tput_off_10g_mbps "$off10" Mbit/s
-fig int_tput_on_10g_mbps "$on10" Mbit/s
-fig int_throughput_ratio "$(echo "scale=3; $on1 / $off1" | bc | sed 's/^\./0./')" ratio
-fig int_throughput_ratio_cpu_bound "$(echo "scale=3; $on10 / $off10" | bc | sed 's/^\./0./')" ratio
+bench_tput_figs int "$off1" "$on1" "$off10" "$on10"

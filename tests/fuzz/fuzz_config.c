@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * libFuzzer harness for the config file parser (loader/config.c) on
+ * libFuzzer harness for the config file parser (loader/lib/config.c) on
  * arbitrary input.  Built and run by `make fuzz` (and briefly by
  * tests/loader/fuzz_smoke.sh under `make check`).
  *
@@ -21,7 +21,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "loader/config.h"
+#include "loader/lib/config.h"
 
 static void die(const char *what, const char *text, const char *msg)
 {

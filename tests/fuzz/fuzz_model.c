@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * libFuzzer harness for Credence's model-file parser (loader/forest.c) on
+ * libFuzzer harness for Credence's model-file parser (loader/credence/forest.c) on
  * arbitrary input.  Built and run by `make fuzz` (and briefly by
  * tests/loader/fuzz_smoke.sh under `make check`).
  *
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader/forest.h"
+#include "loader/credence/forest.h"
 
 static void die(const char *what, const uint8_t *d, size_t n, const char *msg)
 {

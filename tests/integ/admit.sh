@@ -8,13 +8,9 @@
 # shellcheck shell=bash
 # SC2317: cleanup runs from the EXIT trap.
 # shellcheck disable=SC2317
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-source tests/lib/harness.sh
+source "$(dirname "$0")/../lib/test.sh"
 source tests/lib/fabric.sh
 
-BUILD=${BUILD:-build}
-OUT=${OUT:-out}
 DCBPF="$BUILD/dcbpf"
 RATE=1000
 # Under emulation (vm/run sets DCBPF_VM=1) the guest's CPU, not the TBF,
@@ -161,8 +157,9 @@ read -r d1 a1 <<<"$(counters "$P_IN")"
 read -r lf_d1 _ <<<"$(counters "$P_LF")"
 drops_dt=$((d1 - d0))
 # Slack: packets admitted between two tracker updates — a GRO/GSO packet
-# (≤ 64 KB) per receiving CPU — can overshoot the instantaneous threshold.
-SLACK=$((2 * 65536))
+# (≤ 64 KB) per receiving CPU — can overshoot the instantaneous threshold,
+# and a queue just below T admits a whole packet (q < T: one more 64 KB).
+SLACK=$((3 * 65536))
 if [ "$maxq_dt" -gt 50000 ] && [ "$over_dt" -le "$SLACK" ]; then
 	t_pass "admit: DT keeps the incast queue within α(B − Q) (+64 KB/CPU; max q $maxq_dt B, worst excess $over_dt B)"
 else

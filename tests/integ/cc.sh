@@ -13,13 +13,9 @@
 # process start costs ~0.5 s there, so flows run longer (FLOW_T) and the
 # test waits for a flow to show up instead of assuming it has after 1.5 s.
 # shellcheck shell=bash
-set -u
-cd "$(dirname "$0")/../.."
-source tests/lib/harness.sh
+source "$(dirname "$0")/../lib/test.sh"
 source tests/lib/fabric.sh
 source tests/lib/dcbpfd.sh
-
-BUILD=${BUILD:-build}
 
 RATE=1000 TAU=60 VMNOTE="" FLOW_T=3
 [ "${DCBPF_VM:-0}" = 1 ] && RATE=20 FLOW_T=12
@@ -83,10 +79,12 @@ for cc in powertcp theta_powertcp; do
 		t_fail "cc: $cc flow mirrored in dc_cc_flows (bpftool)" "$flows"
 	fi
 	mbps=$(jq '.end.sum_received.bits_per_second / 1e6 | floor' "$OUT/cc_$cc.json" 2>/dev/null || echo 0)
-	# A sanity floor, not the performance target (that is the demo's job):
-	# 30% of the bottleneck.
-	if [ "${mbps:-0}" -ge $((RATE * 3 / 10)) ]; then t_pass "cc: $cc moves data ($mbps Mbit/s of $RATE$VMNOTE)"
-	else t_fail "cc: $cc moves data" "${mbps:-0} Mbit/s through a $RATE Mbit/s bottleneck (floor $((RATE * 3 / 10))$VMNOTE)"; fi
+	# A sanity floor against a stalled or collapsed law, not the
+	# performance target (the demo's and the experiments'): 10 % of the
+	# bottleneck.  One 3 s flow on this two-core machine measured 289–792
+	# Mbit/s (powertcp) and 320–837 (θ) across runs of the same build.
+	if [ "${mbps:-0}" -ge $((RATE / 10)) ]; then t_pass "cc: $cc moves data ($mbps Mbit/s of $RATE$VMNOTE)"
+	else t_fail "cc: $cc moves data" "${mbps:-0} Mbit/s through a $RATE Mbit/s bottleneck (floor $((RATE / 10))$VMNOTE)"; fi
 done
 
 # PowerTCP without telemetry runs the θ law, and the counter says so.
@@ -214,6 +212,21 @@ fi
 tron=$(bpftool map dump pinned "$DCBPFD_PIN/dc_cc_tron" -j | jq '.[0].formatted.value // .[0].value')
 if [ "$tron" = 0 ]; then t_pass "cc: tracing is off again after dcbpf trace exits"
 else t_fail "cc: tracing is off again after dcbpf trace exits" "dc_cc_tron = $tron"; fi
+# the same stream as one JSON array (--json reaches trace)
+fabric_exec "$S0" iperf3 -c "$RIP" -p 5202 -t $FLOW_T -C theta_powertcp >/dev/null 2>&1 &
+ipid=$!
+sleep 0.5
+timeout $((FLOW_T + 7)) "$BUILD/dcbpf" --pin-dir "$DCBPFD_PIN" trace --json --cc theta_powertcp --count 50 \
+	>"$OUT/cc_trace.json" 2>"$OUT/cc_trace.json.err"
+trc=$?
+wait $ipid
+if [ $trc -eq 0 ] && jq -e 'length == 50 and all(.[]; .cc == "theta_powertcp" and .cwnd_bytes > 0 and
+	.rtt_us > 0 and (.updated | type) == "boolean" and (.norm_power | type) == "number")' \
+	"$OUT/cc_trace.json" >/dev/null; then
+	t_pass "cc: dcbpf trace --json streams 50 decisions as one JSON array"
+else
+	t_fail "cc: dcbpf trace --json" "rc=$trc: $(head -c 300 "$OUT/cc_trace.json") $(head -c 200 "$OUT/cc_trace.json.err")"
+fi
 
 dcbpfd_stop
 if grep -qw powertcp /proc/sys/net/ipv4/tcp_available_congestion_control; then

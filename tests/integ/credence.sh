@@ -10,14 +10,10 @@
 # shellcheck shell=bash
 # SC2317: cleanup runs from the EXIT trap.
 # shellcheck disable=SC2317
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-source tests/lib/harness.sh
+source "$(dirname "$0")/../lib/test.sh"
 source tests/lib/fabric.sh
 source tests/lib/credfab.sh
 
-BUILD=${BUILD:-build}
-OUT=${OUT:-out}
 DCBPF="$BUILD/dcbpf"
 RATE=1000
 # Under emulation the guest's CPU limits the path: a tenth of the rate

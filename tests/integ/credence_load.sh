@@ -6,12 +6,9 @@
 # shellcheck shell=bash
 # SC2317: cleanup runs from the EXIT trap.
 # shellcheck disable=SC2317
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-source tests/lib/harness.sh
+source "$(dirname "$0")/../lib/test.sh"
 source tests/lib/fabric.sh
 
-BUILD=${BUILD:-build}
 DCBPF="$BUILD/dcbpf"
 SW=crl$$
 SW=${SW:0:15}
@@ -21,19 +18,6 @@ TMP=$(mktemp -d /tmp/dcbpf-credload.XXXXXX)
 cleanup() {
 	"$DCBPF" --pin-dir "$PIN" switch down "$SW" >/dev/null 2>&1
 	rm -rf "$PIN" "$TMP"
-}
-
-# expect NAME CODE PATTERN CMD...: CMD exits with CODE, output matches PATTERN
-expect() {
-	local name=$1 code=$2 pat=$3 out rc
-	shift 3
-	out=$("$@" 2>&1)
-	rc=$?
-	if [ "$rc" = "$code" ] && grep -qE -- "$pat" <<<"$out"; then
-		t_pass "$name"
-	else
-		t_fail "$name" "exit $rc (want $code): $(echo "$out" | tail -n 2 | tr '\n' ' ') (want /$pat/)"
-	fi
 }
 
 fabric_init || { t_fail "credence load: fabric" "fabric_init failed"; exit 1; }

@@ -17,14 +17,10 @@
 # shellcheck shell=bash
 # SC2015: "A && t_pass || t_fail" is safe, t_pass only prints.
 # shellcheck disable=SC2015
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-source tests/lib/harness.sh
+source "$(dirname "$0")/../lib/test.sh"
 source tests/lib/fabric.sh
 source tests/lib/dctcp.sh
 
-BUILD=${BUILD:-build}
-OUT=${OUT:-out}
 DCBPF="$BUILD/dcbpf"
 LOG="$OUT/dctcp"
 mkdir -p "$LOG"

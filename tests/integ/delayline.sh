@@ -9,13 +9,9 @@
 # twice the delay and carry TCP's GSO frames; a ring too small for the delay
 # drops and counts; teardown removes the wire namespace and the process.
 # shellcheck shell=bash
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-source tests/lib/harness.sh
+source "$(dirname "$0")/../lib/test.sh"
 source tests/lib/fabric.sh
 
-BUILD=${BUILD:-build}
-OUT=${OUT:-out}
 W=$OUT/integ-delayline
 mkdir -p "$W" "$BUILD/tools"
 DL=$BUILD/tools/delayline

@@ -3,13 +3,9 @@
 # configured rate, be observable through qsample, carry a 10:1 incast, and
 # vanish completely at teardown, also when its builder fails or is killed.
 # shellcheck shell=bash
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-source tests/lib/harness.sh
+source "$(dirname "$0")/../lib/test.sh"
 source tests/lib/fabric.sh
 
-BUILD=${BUILD:-build}
-OUT=${OUT:-out}
 W=$OUT/integ-fabric
 mkdir -p "$W" "$BUILD/tools"
 RATE=1000

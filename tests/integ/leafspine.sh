@@ -5,12 +5,9 @@
 # over more than one spine under kernel ECMP (L4 hash), and vanish at
 # teardown, also when the builder fails half-way.
 # shellcheck shell=bash
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-source tests/lib/harness.sh
+source "$(dirname "$0")/../lib/test.sh"
 source tests/lib/fabric.sh
 
-OUT=${OUT:-out}
 W=$OUT/integ-leafspine
 mkdir -p "$W"
 L=2 S=4 H=2 RATE=100 BUF=250000

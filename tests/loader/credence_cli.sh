@@ -1,31 +1,14 @@
 # `dcbpf credence train|check|show` and `dcbpf sim --predictor forest`
 # end to end: a model trained on a short workload passes check, shows its
 # trees and drives the simulator; bad model files are refused with the
-# file, the line, the reason and exit code 1 (loader/cli.h); misuse is
+# file, the line, the reason and exit code 1 (loader/lib/cli.h); misuse is
 # exit code 2.  No pinned state, no namespaces.
 # shellcheck shell=bash
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-source tests/lib/harness.sh
+source "$(dirname "$0")/../lib/test.sh"
 
-BUILD=${BUILD:-build}
 [ -x "$BUILD/dcbpf" ] || { t_fail "credence cli: dcbpf built" "run make"; exit 1; }
 D="$BUILD/dcbpf"
-tmp=$(mktemp -d /tmp/dcbpf-credence-cli.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-
-# expect NAME CODE PATTERN CMD...: CMD exits with CODE and its stderr+stdout match PATTERN
-expect() {
-	local name=$1 code=$2 pat=$3 out rc
-	shift 3
-	out=$("$@" 2>&1)
-	rc=$?
-	if [ "$rc" = "$code" ] && grep -qE -- "$pat" <<<"$out"; then
-		t_pass "$name"
-	else
-		t_fail "$name" "exit $rc (want $code), output: $(echo "$out" | tail -n 2 | tr '\n' ' ') (want /$pat/)"
-	fi
-}
+tmp=$(t_mktmp credence-cli) || exit 1
 
 m="$tmp/model"
 expect "credence cli: train writes a model and reports held-out scores" 0 \
@@ -36,6 +19,11 @@ t_check "credence cli: the same seed writes the same file" cmp "$m" "$tmp/m2"
 expect "credence cli: check accepts it" 0 "^$m: valid model version 1: 4 trees, depth 4" \
 	"$D" credence check "$m"
 expect "credence cli: show prints the trees" 0 '^tree 3 \(' "$D" credence show "$m"
+# --json: the global flag, before or after the subcommand; errors are one object
+expect "credence cli: check --json is the model's summary" 0 '^true$' \
+	bash -c "'$D' --json credence check '$m' | jq -e '.valid and .trees == 4 and .depth == 4 and .leaves > 0'"
+expect "credence cli: show --json has every tree's nodes" 0 '^true$' \
+	bash -c "'$D' credence show '$m' --json | jq -e '(.forest | length) == 4 and (.forest[0] | length) >= 1'"
 expect "credence cli: sim runs Credence with the forest" 0 \
 	'# credence: predictor forest, flip 0: [0-9]+ predictions asked' \
 	"$D" sim --alg credence --predictor forest --model "$m" --slots 20000
@@ -75,15 +63,17 @@ head -c 300000 /dev/zero | tr '\0' '#' >"$tmp/big"
 expect "credence cli: oversized file refused by size" 1 "$tmp/big: 300000 bytes, larger than any model" \
 	"$D" credence check "$tmp/big"
 expect "credence cli: missing file named" 1 "$tmp/none: cannot open" "$D" credence show "$tmp/none"
+expect "credence cli: check --json on a bad model: one JSON error object, exit 1" 1 \
+	'"code":1,"command":"dcbpf credence check"' bash -c "'$D' credence check --json '$tmp/nan'; r=\$?; '$D' credence check --json '$tmp/nan' | jq -e '.error | test(\"leaf probability\")' >/dev/null || exit 9; exit \$r"
 expect "credence cli: sim refuses a bad model with the reason" 1 "dcbpf sim: $tmp/nan:[0-9]+: leaf probability" \
 	"$D" sim --alg credence --predictor forest --model "$tmp/nan" --slots 1000
 
 # misuse: exit 2
-expect "credence cli: check without a file is a usage error" 2 'takes one model file' "$D" credence check
-expect "credence cli: unknown subcommand is a usage error" 2 "unknown subcommand 'frob'" "$D" credence frob
+expect "credence cli: check without a file is a usage error" 2 'missing MODEL' "$D" credence check
+expect "credence cli: unknown subcommand is a usage error" 2 "unknown command 'frob'" "$D" credence frob
 expect "credence cli: train without --out is a usage error" 2 '--out MODEL is required' \
 	"$D" credence train --slots 100
-expect "credence cli: train --depth 9 is a usage error" 2 "bad value '9' for --depth" \
+expect "credence cli: train --depth 9 is a usage error" 2 "--depth: 9 is above the maximum 8" \
 	"$D" credence train --depth 9 --out "$tmp/x"
 expect "credence cli: --predictor forest without --model is a usage error" 2 'go together' \
 	"$D" sim --alg credence --predictor forest

@@ -8,11 +8,8 @@
 # SC2015: "A && t_pass || t_fail" is safe, t_pass only prints.
 # SC2317: cleanup runs from the EXIT trap.  SC2012: pin names are plain.
 # shellcheck disable=SC2015,SC2317,SC2012
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-source tests/lib/harness.sh
+source "$(dirname "$0")/../lib/test.sh"
 
-BUILD=${BUILD:-build}
 D=$BUILD/dcbpfd
 C=$BUILD/dcbpf
 AVAIL=/proc/sys/net/ipv4/tcp_available_congestion_control
@@ -26,23 +23,13 @@ DPIDS=""
 # Stop our daemons by PID, then remove whatever pins are left: unpinning a
 # struct_ops link or deleting a registered struct_ops map unregisters it.
 cleanup() {
-	local p f
+	local p
 	for p in $DPIDS; do kill -TERM "$p" 2>/dev/null; done
-	for p in $DPIDS; do
-		for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	for f in "$PIN" "$PIN2"; do
-		[ -d "$f" ] || continue
-		for m in dc_powertcp dc_theta_ptcp; do
-			[ -e "$f/$m" ] && bpftool struct_ops unregister pinned "$f/$m" >/dev/null 2>&1
-		done
-		rm -rf "$f"
-	done
+	for p in $DPIDS; do t_stop "$p"; done
+	t_unpin_cc "$PIN" "$PIN2"
 	rm -rf "$TMP"
 }
-trap cleanup EXIT
+t_cleanup cleanup
 
 registered() { grep -qw "$1" "$AVAIL"; }
 both_registered() { registered powertcp && registered theta_powertcp; }

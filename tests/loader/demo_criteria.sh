@@ -3,13 +3,10 @@
 # and odd inputs (ties, no rounds, parts that did not run) give an answer,
 # not an error.
 # shellcheck shell=bash
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-source tests/lib/harness.sh
+source "$(dirname "$0")/../lib/test.sh"
 
 command -v jq >/dev/null || { t_fail "criteria: jq installed" "apt-get install -y jq"; exit 1; }
-D=$(mktemp -d)
-trap 'rm -rf "$D"' EXIT
+D=$(t_mktmp criteria) || exit 1
 
 # main NAME PT_MBPS PT_P99 CUBIC_P99: a main-part summary.json (CUBIC's row
 # left out when CUBIC_P99 is "-")
@@ -38,50 +35,44 @@ echo null >"$D/null.json"
 jq -n '[{cc: "powertcp", incast_peak_bytes_rounds: [600000, 620000, 640000]},
 	{cc: "theta_powertcp", incast_peak_bytes_rounds: [900000]}]' >"$D/isum.json"
 
-# expect NAME JSON JQ_TEST
-expect() {
-	if jq -e "$3" <<<"$2" >/dev/null 2>&1; then t_pass "criteria: $1"
-	else t_fail "criteria: $1" "$3 is false for ${2:0:400}"; fi
-}
-
 main good 990 15000 980000
 rounds pfast 28 29 30
 rounds tslow 31 32 33
 v=$(verdict good pfast tslow)
-expect "all three met" "$v" '.utilisation.ok and .queue_p99.ok and .incast.ok'
-expect "queue ratio is p99 over CUBIC's" "$v" '(.queue_p99.ratio * 1e4 | round) == 153'
-expect "incast medians and P from the rounds" "$v" \
+jqv "criteria: all three met" "$v" '.utilisation.ok and .queue_p99.ok and .incast.ok'
+jqv "criteria: queue ratio is p99 over CUBIC's" "$v" '(.queue_p99.ratio * 1e4 | round) == 153'
+jqv "criteria: incast medians and P from the rounds" "$v" \
 	'.incast.completion_ms_median == {powertcp: 29, theta_powertcp: 32} and .incast.p_powertcp_faster == 1 and .incast.rounds == [3, 3]'
-expect "peak medians from the delay part's summary" "$v" \
+jqv "criteria: peak medians from the delay part's summary" "$v" \
 	'.incast.peak_bytes_median == {powertcp: 620000, theta_powertcp: 900000}'
 
 main edge 950 98000 980000
 v=$(verdict edge pfast tslow)
-expect "95 % and exactly 1/10 still count" "$v" '.utilisation.ok and .queue_p99.ok'
+jqv "criteria: 95 % and exactly 1/10 still count" "$v" '.utilisation.ok and .queue_p99.ok'
 main bad 949 98001 980000
 rounds pslow 35 36 37
 v=$(verdict bad pslow tslow)
-expect "949 Mbit/s is under 95 %" "$v" '.utilisation.ok == false and .utilisation.throughput_mbps == 949'
-expect "a p99 over 1/10 of CUBIC's fails" "$v" '.queue_p99.ok == false'
-expect "a slower powertcp incast fails" "$v" '.incast.ok == false and .incast.p_powertcp_faster == 0'
+jqv "criteria: 949 Mbit/s is under 95 %" "$v" '.utilisation.ok == false and .utilisation.throughput_mbps == 949'
+jqv "criteria: a p99 over 1/10 of CUBIC's fails" "$v" '.queue_p99.ok == false'
+jqv "criteria: a slower powertcp incast fails" "$v" '.incast.ok == false and .incast.p_powertcp_faster == 0'
 
 # a lower median alone is not enough: P must be above ½
 rounds pmixed 20 31.5 31.6 50 60
 rounds tmixed 30 31 32 33 34
 v=$(verdict good pmixed tmixed)
-expect "a lower median with P <= 1/2 is not faster" "$v" \
+jqv "criteria: a lower median with P <= 1/2 is not faster" "$v" \
 	'.incast.completion_ms_median.powertcp == 31.6 and .incast.p_powertcp_faster == 0.44 and .incast.ok == false'
 v=$(verdict good tslow tslow)
-expect "identical rounds: P = 1/2, not faster" "$v" '.incast.p_powertcp_faster == 0.5 and .incast.ok == false'
+jqv "criteria: identical rounds: P = 1/2, not faster" "$v" '.incast.p_powertcp_faster == 0.5 and .incast.ok == false'
 rounds empty
 v=$(verdict good empty tslow)
-expect "no rounds: not faster, no error" "$v" '.incast.ok == false and .incast.p_powertcp_faster == null'
+jqv "criteria: no rounds: not faster, no error" "$v" '.incast.ok == false and .incast.p_powertcp_faster == null'
 
 main nocubic 990 15000 -
 v=$(verdict nocubic none none)
-expect "without CUBIC or the delay part: not measured (null)" "$v" \
+jqv "criteria: without CUBIC or the delay part: not measured (null)" "$v" \
 	'.queue_p99 == null and .incast == null and .utilisation.ok'
 jq -n '[{cc: "powertcp", throughput_mbps: null, queue_p99_bytes: null}, {cc: "cubic", queue_p99_bytes: 980000}]' >"$D/failed.json"
 v=$(verdict failed none none)
-expect "a powertcp run that failed is not measured" "$v" '.utilisation == null and .queue_p99 == null'
+jqv "criteria: a powertcp run that failed is not measured" "$v" '.utilisation == null and .queue_p99 == null'
 exit 0

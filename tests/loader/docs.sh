@@ -1,15 +1,12 @@
 # The parameter reference in docs/config.md is the one the binaries use
-# (`dcbpf params`, generated from the table in loader/config.c), and the
+# (`dcbpf params`, generated from the table in loader/lib/config.c), and the
 # example config installed by `make install` is valid.
 # shellcheck shell=bash
 # SC2015: "A && t_pass || t_fail" is safe, t_pass only prints.
 # SC2317: cleanup runs from the EXIT trap.  SC2012: pin names are plain.
 # shellcheck disable=SC2015,SC2317,SC2012
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-source tests/lib/harness.sh
+source "$(dirname "$0")/../lib/test.sh"
 
-BUILD=${BUILD:-build}
 [ -x "$BUILD/dcbpf" ] && [ -x "$BUILD/dcbpfd" ] || { t_fail "docs: binaries built" "run make"; exit 1; }
 
 doc=$(sed -n '/<!-- BEGIN dcbpf params -->/,/<!-- END dcbpf params -->/p' docs/config.md | sed '1d;$d')

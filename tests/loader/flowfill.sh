@@ -13,12 +13,9 @@
 # SC2317: cleanup runs from the EXIT trap.
 # SC2119: dcbpfd_start takes optional CC lines, none here.
 # shellcheck disable=SC2015,SC2317,SC2119
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-source tests/lib/harness.sh
+source "$(dirname "$0")/../lib/test.sh"
 source tests/lib/dcbpfd.sh
 
-BUILD=${BUILD:-build}
 C=$BUILD/dcbpf
 FLOOD=$BUILD/tools/connflood
 NS=dcbpf-ff$$
@@ -34,7 +31,7 @@ cleanup() {
 	ip netns del "$NS" 2>/dev/null
 	dcbpfd_stop
 }
-trap cleanup EXIT
+t_cleanup cleanup
 
 for b in "$C" "$BUILD/dcbpfd" "$FLOOD"; do
 	[ -x "$b" ] || { t_fail "flowfill: binaries built" "$b missing (run make)"; exit 1; }

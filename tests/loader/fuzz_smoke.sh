@@ -5,12 +5,8 @@
 # Needs clang's libFuzzer (libclang-rt-14-dev): installed with apt when
 # missing and running as root, otherwise a clear failure.
 # shellcheck shell=bash
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-source tests/lib/harness.sh
+source "$(dirname "$0")/../lib/test.sh"
 
-BUILD=${BUILD:-build}
-OUT=${OUT:-out}
 CLANG=${CLANG:-clang}
 SECS=${FUZZ_SECONDS:-10}
 FUZZ_OUT="$OUT/fuzz"

@@ -15,12 +15,9 @@
 # SC2119: dcbpfd_start takes optional CC lines, none here.  SC2010/SC2011: pin
 # names are plain (interface names and suffixes).
 # shellcheck disable=SC2015,SC2317,SC2119,SC2010,SC2011
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-source tests/lib/harness.sh
+source "$(dirname "$0")/../lib/test.sh"
 source tests/lib/dcbpfd.sh
 
-BUILD=${BUILD:-build}
 C=$BUILD/dcbpf
 D=$BUILD/dcbpfd
 NS=dcbpf-if$$
@@ -31,7 +28,7 @@ cleanup() {
 	dcbpfd_stop
 	rm -f "${BADCONF:-}"
 }
-trap cleanup EXIT
+t_cleanup cleanup
 
 for b in "$C" "$D"; do
 	[ -x "$b" ] || { t_fail "intcfg: binaries built" "$b missing (run make)"; exit 1; }

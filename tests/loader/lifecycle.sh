@@ -15,12 +15,9 @@
 # SC2015: "A && t_pass || t_fail" is safe, t_pass only prints.
 # SC2317: cleanup runs from the EXIT trap.
 # shellcheck disable=SC2015,SC2317
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-source tests/lib/harness.sh
+source "$(dirname "$0")/../lib/test.sh"
 source tests/lib/dcbpfd.sh
 
-BUILD=${BUILD:-build}
 C=$BUILD/dcbpf
 FLOOD=$BUILD/tools/connflood
 AVAIL=/proc/sys/net/ipv4/tcp_available_congestion_control
@@ -36,7 +33,7 @@ cleanup() {
 	ip netns del "$NS" 2>/dev/null
 	dcbpfd_stop
 }
-trap cleanup EXIT
+t_cleanup cleanup
 
 registered() { grep -qw "$1" "$AVAIL"; }
 both_registered() { registered powertcp && registered theta_powertcp; }

@@ -403,6 +403,34 @@ static void note(int prog, const struct pkt *in, const struct pkt *out)
 		cur->changed[prog]++;
 }
 
+static __u64 now_ns(void);
+
+/* Runs the tc program P (FD) on IN: false when the run was refused
+ * (counted when the size limits explain it, a failure otherwise); else the
+ * counters of STATS_FD after it in *AFTER, TC_ACT_OK checked, OUT noted.
+ * T_RUN (if not NULL): the clock read right after the run. */
+static bool skb_run_ok(int p, int fd, const struct pkt *in, struct pkt *out, int stats_fd,
+		       struct dc_int_counters *after, __u64 *t_run)
+{
+	int rc = skb_run(fd, in, out);
+
+	if (t_run)
+		*t_run = now_ns();
+
+	if (rc < 0) {
+		if (refusal_documented(p, in))
+			cur->refused[p]++;
+		else
+			fail(p, in, "test_run error %d", rc);
+		return false;
+	}
+	*after = ctr(stats_fd);
+	if (rc != 0)
+		fail(p, in, "verdict %d, expected TC_ACT_OK", rc);
+	note(p, in, out);
+	return true;
+}
+
 static int tag_room(const struct pkt *in, const struct tcp4 *t, __u32 len);
 /* Replace a tag-only option by opt (len bytes), P kept from the tag. */
 static void model_grow(const struct pkt *in, struct pkt *out, __u8 *opt, __u32 len,
@@ -429,7 +457,6 @@ static void do_hout(const struct pkt *in)
 	struct dc_int_sink_rec rec;
 	bool echo = false;
 	__u32 slots = 0;
-	int rc;
 
 	if (t.ok && t.pay && (t.daddr == A_DST4 || t.daddr == A_DST2)) {
 		slots = t.daddr == A_DST4 ? 4 : 2;
@@ -440,18 +467,8 @@ static void do_hout(const struct pkt *in)
 		k.daddr[0] = t.saddr;
 		echo = !bpf_map_lookup_elem(fd_sink, &k, &rec) && rec.hops;
 	}
-	rc = skb_run(fd_hout, in, &out);
-	if (rc < 0) {
-		if (refusal_documented(P_HOUT, in))
-			cur->refused[P_HOUT]++;
-		else
-			fail(P_HOUT, in, "test_run error %d", rc);
+	if (!skb_run_ok(P_HOUT, fd_hout, in, &out, fd_stats, &c1, NULL))
 		return;
-	}
-	c1 = ctr(fd_stats);
-	if (rc != 0)
-		fail(P_HOUT, in, "verdict %d, expected TC_ACT_OK", rc);
-	note(P_HOUT, in, &out);
 	want = *in;
 	if (slots && t.ihl != 20 && !tag_room(in, &t, 4 + 8 * slots)) {
 		exp[CI(src_no_room)] = 1;
@@ -542,22 +559,11 @@ static void do_hin(const struct pkt *in)
 	__u64 exp[NCTR] = { 0 };
 	enum verdict v = V_NONE;
 	struct pkt out, want;
-	int rc;
 
 	if (t.ok && t.ihl > 20)
 		v = classify(in, &t);
-	rc = skb_run(fd_hin, in, &out);
-	if (rc < 0) {
-		if (refusal_documented(P_HIN, in))
-			cur->refused[P_HIN]++;
-		else
-			fail(P_HIN, in, "test_run error %d", rc);
+	if (!skb_run_ok(P_HIN, fd_hin, in, &out, fd_stats, &c1, NULL))
 		return;
-	}
-	c1 = ctr(fd_stats);
-	if (rc != 0)
-		fail(P_HIN, in, "verdict %d, expected TC_ACT_OK", rc);
-	note(P_HIN, in, &out);
 	want = *in;
 	if (v == V_BADLEN) {
 		exp[CI(bad_passed)] = 1;
@@ -603,24 +609,12 @@ static void do_xmit(const struct pkt *in)
 	__u64 exp[NCTR] = { 0 }, t0, t1;
 	enum verdict v = V_NONE;
 	struct pkt out, want;
-	int rc;
 
 	if (t.ok && t.ihl > 20)
 		v = classify(in, &t);
 	t0 = now_ns();
-	rc = skb_run(fd_xmit, in, &out);
-	t1 = now_ns();
-	if (rc < 0) {
-		if (refusal_documented(P_XMIT, in))
-			cur->refused[P_XMIT]++;
-		else
-			fail(P_XMIT, in, "test_run error %d", rc);
+	if (!skb_run_ok(P_XMIT, fd_xmit, in, &out, fd_xstats, &c1, &t1))
 		return;
-	}
-	c1 = ctr(fd_xstats);
-	if (rc != 0)
-		fail(P_XMIT, in, "verdict %d, expected TC_ACT_OK", rc);
-	note(P_XMIT, in, &out);
 	want = *in;
 	if (v == V_BADLEN || v == V_BAD) {
 		exp[CI(bad_passed)] = 1;

@@ -24,6 +24,7 @@
 #include <bpf/libbpf.h>
 
 #include "check.h"
+#include "pktbuild.h"
 #include "dcbpf/int.h"
 #include "dcbpf/ethereal.h"
 #include "dcbpf/flow.h"
@@ -31,7 +32,6 @@
 #include "eth_leaf.skel.h"
 #include "int.skel.h"
 
-#define PKT_MAX 16384
 #define U DC_ETH_FLOW_UNIT
 #define TCP_FIN 0x01
 #define TCP_SYN 0x02
@@ -42,11 +42,6 @@
 #define TC_NEXT (-1)	/* pass, next program on the hook runs (bpf/lib/ipv4.h) */
 #define RUN_ERR (-1000)	/* test_run itself failed: -1000 − errno */
 
-struct pkt {
-	unsigned char b[PKT_MAX];
-	__u32 len;
-};
-
 static struct ethereal_bpf *hs;
 static struct eth_leaf_bpf *ls;
 static struct int_bpf *is;
@@ -56,39 +51,10 @@ static void build(struct pkt *p, const char *src, const char *dst, __u16 sport, 
 		  __u32 payload, __u8 flags, __u8 tos, __u8 ttl, const __u8 *ipopts, __u32 optlen,
 		  __u8 proto)
 {
-	__u32 ihl = 20 + optlen, i;
-	__u8 *ip = p->b + 14, *th;
-	__u16 csum;
-
-	memset(p->b, 0, sizeof(p->b));
-	memcpy(p->b, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01\x08\x00", 14);
-	ip[0] = 0x40 | (ihl / 4);
-	ip[1] = tos;
-	ip[2] = (__u8)((ihl + 20 + payload) >> 8);
-	ip[3] = (__u8)(ihl + 20 + payload);
-	ip[4] = 0x34;
-	ip[6] = 0x40; /* DF */
-	ip[8] = ttl;
-	ip[9] = proto;
-	inet_pton(AF_INET, src, ip + 12);
-	inet_pton(AF_INET, dst, ip + 16);
-	if (optlen)
-		memcpy(ip + 20, ipopts, optlen);
-	csum = dc_ip_csum(ip, ihl);
-	ip[10] = csum >> 8;
-	ip[11] = csum & 0xff;
-	th = ip + ihl;
-	th[0] = sport >> 8;
-	th[1] = sport & 0xff;
-	th[2] = dport >> 8;
-	th[3] = dport & 0xff;
-	th[12] = 5 << 4;
-	th[13] = flags;
-	th[16] = 0xab; /* a TCP checksum nobody may touch */
-	th[17] = 0xcd;
-	for (i = 0; i < payload; i++)
-		th[20 + i] = (__u8)(i * 11 + 5);
-	p->len = 14 + ihl + 20 + payload;
+	pkt_tcp4(p, &(struct pkt_tcp4){ .src = src, .dst = dst, .sport = sport, .dport = dport,
+					.payload = payload, .flags = flags, .tos = tos, .ttl = ttl,
+					.proto = proto, .ip_id = 0x3400, .ipopts = ipopts,
+					.optlen = optlen, .fill_mul = 11, .fill_add = 5 });
 }
 
 static int run_if(int fd, const struct pkt *in, struct pkt *out, __u32 ifindex)

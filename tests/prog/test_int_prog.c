@@ -14,17 +14,12 @@
 #include <bpf/libbpf.h>
 
 #include "check.h"
+#include "pktbuild.h"
 #include "dcbpf/int.h"
 #include "int.skel.h"
 #include "int_transit.skel.h"
 #include "dcbpf/switch.h"
 
-#define PKT_MAX 16384
-
-struct pkt {
-	unsigned char b[PKT_MAX];
-	__u32 len;
-};
 
 static struct int_bpf *skel;
 static struct int_transit_bpf *xskel;
@@ -33,38 +28,10 @@ static struct int_transit_bpf *xskel;
 static void build(struct pkt *p, const char *src, const char *dst, __u16 sport, __u16 dport,
 		  __u32 payload, const __u8 *ipopts, __u32 optlen, __u8 proto)
 {
-	__u32 ihl = 20 + optlen, i;
-	__u8 *ip = p->b + 14, *th;
-	__u16 csum;
-
-	memset(p->b, 0, sizeof(p->b));
-	memcpy(p->b, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01\x08\x00", 14);
-	ip[0] = 0x40 | (ihl / 4);
-	ip[2] = (__u8)((ihl + 20 + payload) >> 8);
-	ip[3] = (__u8)(ihl + 20 + payload);
-	ip[4] = 0x12;
-	ip[6] = 0x40; /* DF */
-	ip[8] = 64;
-	ip[9] = proto;
-	inet_pton(AF_INET, src, ip + 12);
-	inet_pton(AF_INET, dst, ip + 16);
-	if (optlen)
-		memcpy(ip + 20, ipopts, optlen);
-	csum = dc_ip_csum(ip, ihl);
-	ip[10] = csum >> 8;
-	ip[11] = csum & 0xff;
-	th = ip + ihl;
-	th[0] = sport >> 8;
-	th[1] = sport & 0xff;
-	th[2] = dport >> 8;
-	th[3] = dport & 0xff;
-	th[12] = 5 << 4;
-	th[13] = payload ? 0x18 : 0x10;
-	th[16] = 0xab; /* a TCP checksum the programs must not touch */
-	th[17] = 0xcd;
-	for (i = 0; i < payload; i++)
-		th[20 + i] = (__u8)(i * 7 + 3);
-	p->len = 14 + ihl + 20 + payload;
+	pkt_tcp4(p, &(struct pkt_tcp4){ .src = src, .dst = dst, .sport = sport, .dport = dport,
+					.payload = payload, .flags = payload ? 0x18 : 0x10,
+					.ttl = 64, .proto = proto, .ip_id = 0x1200, .ipopts = ipopts,
+					.optlen = optlen, .fill_mul = 7, .fill_add = 3 });
 }
 
 static int run(int prog_fd, const struct pkt *in, struct pkt *out, __u32 gso_size, __u32 *gso_out)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The switch's XDP admission program on multi-buffer frames ("xdp.frags",
- * BPF_F_XDP_HAS_FRAGS): a 9014-byte frame (MTU 9000) is admitted, dropped,
- * ECN-marked and counted by its whole length, not by its first buffer, and
+ * BPF_F_XDP_HAS_FRAGS): a 9014-byte frame (MTU 9000) is admitted, dropped
+ * (buffer full), ECN-marked and counted by its whole length, not by its first buffer, and
  * single-buffer frames are counted exactly as before.  BPF_PROG_TEST_RUN
  * builds a multi-buffer frame when data_size_in exceeds one page minus the
  * XDP head- and tailroom (5.18+); a kernel whose test_run refuses that is
@@ -43,14 +43,17 @@ static struct dc_sw_counters cnt(void)
 }
 
 /*
- * DT, B = 100 000, α = 0.5, Q = 40 000 → T = 30 000; ECN above K = 15 000.
- * The first part runs at queue q_k (marked iff q_k + len > K), the second
- * at q_t (dropped iff q_t + len > T).  For the multi-buffer frame q_k =
- * 10 000 and q_t = 25 000: the first buffer of a test_run frame is at most
- * one page less head- and tailroom (≈ 3.5 kB), so a program that counted
- * only it would pass and leave unmarked what the whole frame drops/marks.
+ * DT, B = 100 000, α = 0.5; ECN above K = 15 000.  The first part runs at
+ * queue q_k, Q = 40 000 (marked iff q_k + len > K), the second at
+ * occupancy Q_t with a short queue (q = 500 < α(B − Q_t)): DT's threshold
+ * compares the queue before the packet, so the frame's length enters
+ * admission through the buffer test, dropped "full" iff Q_t + len > B.
+ * For the multi-buffer frame q_k = 10 000 and Q_t = 92 000: the first
+ * buffer of a test_run frame is at most one page less head- and tailroom
+ * (≈ 3.5 kB), so a program that counted only it would pass and leave
+ * unmarked what the whole frame drops/marks.
  */
-static void checks(const char *what, size_t len, __u64 q_k, __u64 q_t, bool over)
+static void checks(const char *what, size_t len, __u64 q_k, __u64 Q_t, bool over)
 {
 	struct dc_sw_counters c0, c1;
 	char name[160];
@@ -60,7 +63,7 @@ static void checks(const char *what, size_t len, __u64 q_k, __u64 q_t, bool over
 	c0 = cnt();
 	v = run(len, 0x02 /* ECT(0) */);
 	c1 = cnt();
-	snprintf(name, sizeof(name), "frags %s: q + len ≤ T passes", what);
+	snprintf(name, sizeof(name), "frags %s: q < T passes", what);
 	CHECK_EQ(name, v, XDP_PASS);
 	snprintf(name, sizeof(name), "frags %s: admit_bytes counts the whole frame (%zu)", what, len);
 	CHECK_EQ(name, c1.admit_bytes - c0.admit_bytes, len);
@@ -75,16 +78,20 @@ static void checks(const char *what, size_t len, __u64 q_k, __u64 q_t, bool over
 	snprintf(name, sizeof(name), "frags %s: payload after the headers returned intact", what);
 	CHECK(name, !memcmp(pkt + 64, out + 64, len - 64), "%s", "changed");
 
-	swfix_queue(&f, q_t, 40000, 1, Q16(1));
+	swfix_queue(&f, 500, Q_t, 1, Q16(1));
 	c0 = cnt();
 	v = run(len, 0);
 	c1 = cnt();
 	snprintf(name, sizeof(name), "frags %s: %s", what,
-		 over ? "q + whole frame > T drops" : "q + len ≤ T passes");
+		 over ? "Q + whole frame > B drops (full)" : "Q + len ≤ B passes");
 	CHECK_EQ(name, v, over ? XDP_DROP : XDP_PASS);
 	if (over) {
-		snprintf(name, sizeof(name), "frags %s: drop_bytes counts the whole frame", what);
-		CHECK_EQ(name, c1.drop_bytes - c0.drop_bytes, len);
+		snprintf(name, sizeof(name), "frags %s: drop_full and drop_bytes count the whole frame",
+			 what);
+		CHECK(name, c1.drop_full_pkts - c0.drop_full_pkts == 1 &&
+			    c1.drop_bytes - c0.drop_bytes == len, "full %llu, bytes %llu",
+		      (unsigned long long)(c1.drop_full_pkts - c0.drop_full_pkts),
+		      (unsigned long long)(c1.drop_bytes - c0.drop_bytes));
 	}
 }
 
@@ -117,8 +124,8 @@ int main(void)
 	swfix_cfg(&f);
 
 	/* single buffer: exactly as before the program became frags-aware */
-	checks("1514-byte single-buffer frame", LINEAR, 10000, 25000, false);
-	checks("3014-byte single-buffer frame", 3014, 12500, 27500, true);
+	checks("1514-byte single-buffer frame", LINEAR, 10000, 98000, false);
+	checks("3014-byte single-buffer frame", 3014, 12500, 97000, true);
 
 	swfix_queue(&f, 10000, 40000, 1, Q16(1));
 	v = run(JUMBO, 0);
@@ -126,7 +133,7 @@ int main(void)
 		printf("SKIP: frags: this kernel's test_run builds no multi-buffer frame "
 		       "(%d bytes: %s); single-buffer checks only\n", JUMBO, strerror(-v));
 	} else {
-		checks("9014-byte multi-buffer frame", JUMBO, 10000, 25000, true);
+		checks("9014-byte multi-buffer frame", JUMBO, 10000, 92000, true);
 	}
 	switch_bpf__destroy(f.skel);
 	return check_failed;

@@ -2,7 +2,7 @@
 /*
  * collective: All-to-All and k-channel Ring collectives among the hosts of
  * an emulated fabric, with Ethereal's application-side flow splitting
- * (seed 000 §3.2, Algorithm 3) and randomized start offsets; reports the
+ * (Addanki thesis §3.2, Algorithm 3) and randomized start offsets; reports the
  * collective's completion time and every flow's as JSON.
  *
  *   collective --hosts NS=IP[@LEAF],...  | --leafspine ID:L:S:H
@@ -60,6 +60,7 @@
 #include <unistd.h>
 
 #include "dcbpf/ethereal.h"
+#include "loader/lib/rand.h"
 
 #define MAGIC 0x44434243u /* "DCBC" */
 #define HDR_LEN 16
@@ -115,13 +116,10 @@ static uint64_t be64(uint64_t v)
 }
 
 /* xorshift64*: the start offsets are a function of --seed only. */
-static uint64_t rng_state;
+static __u64 rng_state;
 static uint64_t rng_next(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 2685821657736338717ull;
+	return dc_rand_next(&rng_state);
 }
 
 static void usage(FILE *f)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Admission core (include/dcbpf/admit.h) against the worked cases of the
- * digest (notes/buffer-sharing.md §11) and ABM's theorems (seed 000
+ * Admission core (include/dcbpf/admit.h) against cases worked by hand
+ * (docs/admission.md, "Tests") and ABM's theorems (Addanki thesis
  * §4.3.3) on constructed steady states.
  */
 #include <stdio.h>
@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "dcbpf/admit.h"
+#include "loader/lib/rand.h"
 
 #define Q16(x) ((__u32)((x) * 65536.0 + 0.5))
 
@@ -21,27 +22,147 @@ static enum dc_verdict decide(__u32 alg, __u64 q, __u64 Q, __u64 B, __u32 len, _
 	return dc_adm_decide(alg, &in, t);
 }
 
+/*
+ * The rule the docs state, written independently of the core: admit iff
+ * the packet fits (Q + len ≤ B) and q < α·(1/n)·(B − Q)·γ, compared
+ * exactly as q·n·2^32 < (B − Q)·α·γ in 128 bits (DT: n = 1, γ = 1).
+ */
+static enum dc_verdict ref_decide(__u32 alg, const struct dc_adm_in *in)
+{
+	unsigned __int128 lhs, rhs, fr = in->Q < in->B ? in->B - in->Q : 0;
+	__u32 n = in->n_congested > 1 ? in->n_congested : 1;
+
+	if (in->Q + in->len > in->B)
+		return DC_V_DROP_FULL;
+	if (alg == DC_ALG_CS || alg == DC_ALG_LQD)
+		return in->q < in->B ? DC_V_ADMIT : DC_V_DROP_THRESH;
+	if (alg == DC_ALG_DT) {
+		lhs = (unsigned __int128)in->q << 16;
+		rhs = fr * in->alpha_q16;
+	} else {
+		lhs = ((unsigned __int128)in->q * n) << 32;
+		rhs = fr * in->alpha_q16 * in->gamma_q16;
+	}
+	return lhs < rhs ? DC_V_ADMIT : DC_V_DROP_THRESH;
+}
+
+static __u64 rnd(__u64 *s)
+{
+	return dc_rand_next(s);
+}
+
 static void test_dt_decisions(void)
 {
-	__u64 t;
+	__u64 t, q, Q;
+	int got[3];
 
 	/* T-DT2: B = 1000, Q = 400, α = 0.5 → T = 300 */
 	CHECK_EQ("dt: T = α(B − Q) (T-DT2)", dc_dt_threshold(1000, 400, Q16(0.5)), 300);
-	CHECK_EQ("dt: q = 299 admitted (unit)", decide(DC_ALG_DT, 299, 400, 1000, 1, Q16(0.5), &t),
+	CHECK_EQ("dt: q = 299 < 300 admitted (unit)", decide(DC_ALG_DT, 299, 400, 1000, 1, Q16(0.5), &t),
 		 DC_V_ADMIT);
 	CHECK_EQ("dt: q = 300 = T dropped (unit)", decide(DC_ALG_DT, 300, 400, 1000, 1, Q16(0.5), &t),
 		 DC_V_DROP_THRESH);
-	CHECK_EQ("dt: byte mode q = 299, len = 2 → 301 > 300 dropped",
-		 decide(DC_ALG_DT, 299, 400, 1000, 2, Q16(0.5), &t), DC_V_DROP_THRESH);
+	CHECK_EQ("dt: bytes, q = 299 < T = 300 admits a 2-byte packet (q is before the packet)",
+		 decide(DC_ALG_DT, 299, 400, 1000, 2, Q16(0.5), &t), DC_V_ADMIT);
+	CHECK_EQ("dt: bytes, q = 300 = T drops", decide(DC_ALG_DT, 300, 400, 1000, 2, Q16(0.5), &t),
+		 DC_V_DROP_THRESH);
+	/* fractional thresholds are not rounded down: q < 1.5 admits q = 1 */
+	CHECK_EQ("dt: T = α(B − Q) = 1.5 is reported rounded up (2)", dc_dt_threshold(4, 1, Q16(0.5)), 2);
+	CHECK_EQ("dt: q = 1 < 1.5 admitted (B = 4, Q = 1, α = 0.5)",
+		 decide(DC_ALG_DT, 1, 1, 4, 1, Q16(0.5), &t), DC_V_ADMIT);
+	CHECK_EQ("dt: q = 2 ≥ 1.5 dropped", decide(DC_ALG_DT, 2, 2, 4, 1, Q16(0.5), &t),
+		 DC_V_DROP_THRESH);
+	/* the repro: one port, B = 4, α = 0.5, packets of one slot in a row */
+	for (q = 0; q < 3; q++)
+		got[q] = decide(DC_ALG_DT, q, q, 4, 1, Q16(0.5), &t);
+	CHECK("dt: B = 4, α = 0.5, one port: 0 < 2 and 1 < 1.5 admitted, 2 < 1 not",
+	      got[0] == DC_V_ADMIT && got[1] == DC_V_ADMIT && got[2] == DC_V_DROP_THRESH,
+	      "verdicts %d %d %d", got[0], got[1], got[2]);
+	CHECK_EQ("dt: bytes, T = 500.5: q = 500 admitted", decide(DC_ALG_DT, 500, 0, 1001, 400, Q16(0.5), &t),
+		 DC_V_ADMIT);
+	CHECK_EQ("dt: bytes, T = 500.5: q = 501 dropped", decide(DC_ALG_DT, 501, 0, 1001, 400, Q16(0.5), &t),
+		 DC_V_DROP_THRESH);
 	CHECK_EQ("dt: full buffer is reported as full, before the threshold",
 		 decide(DC_ALG_DT, 999, 1000, 1000, 1, Q16(0.5), &t), DC_V_DROP_FULL);
+	CHECK_EQ("dt: Q + len = B still fits", decide(DC_ALG_DT, 0, 998, 1000, 2, Q16(8), &t), DC_V_ADMIT);
 	CHECK_EQ("dt: over-full occupancy gives T = 0", dc_dt_threshold(1000, 1200, Q16(8)), 0);
 	CHECK_EQ("dt: α = 1024 at B = 2^32 − 1 does not overflow",
 		 dc_dt_threshold(0xffffffffULL, 0, DC_ALPHA_MAX_Q16), 0xffffffffULL * 1024);
+	/* ABM: 1000/3 = 333.3 → q = 333 admitted, 334 not */
+	{
+		struct dc_adm_in in = { .q = 333, .Q = 0, .B = 1000, .len = 1, .alpha_q16 = Q16(1),
+					.gamma_q16 = Q16(1), .n_congested = 3 };
+		enum dc_verdict a = dc_adm_decide(DC_ALG_ABM, &in, &t), b;
+
+		in.q = 334;
+		b = dc_adm_decide(DC_ALG_ABM, &in, &t);
+		CHECK("abm: T = 1000/3: q = 333 admitted, q = 334 dropped, T reported as 334",
+		      a == DC_V_ADMIT && b == DC_V_DROP_THRESH && t == 334, "%d %d T %llu", a, b,
+		      (unsigned long long)t);
+	}
+	CHECK_EQ("abm: α = 1024, γ = 1 at B = 2^32 − 1 does not overflow",
+		 dc_abm_threshold(0xffffffffULL, 0, DC_ALPHA_MAX_Q16, 1, DC_Q16_ONE), 0xffffffffULL * 1024);
+	CHECK_EQ("abm: ⌈⌉ of a product 2^74 − ε split in halves (γ = 1 − 2^-16, n = 3)",
+		 dc_abm_threshold(0xffffffffULL, 0, DC_ALPHA_MAX_Q16, 3, DC_Q16_ONE - 1),
+		 (__u64)(((((unsigned __int128)0xffffffffULL * DC_ALPHA_MAX_Q16 * (DC_Q16_ONE - 1)) +
+			   ((unsigned __int128)3 << 32) - 1) >> 32) / 3));
 	/* CS: admit while it fits */
 	CHECK_EQ("cs: admits up to B", decide(DC_ALG_CS, 900, 999, 1000, 1, 0, &t), DC_V_ADMIT);
 	CHECK_EQ("cs: drops when Q + len > B", decide(DC_ALG_CS, 0, 999, 1000, 2, 0, &t),
 		 DC_V_DROP_FULL);
+
+	/* every small state, and random large ones, against the rule */
+	{
+		static const __u32 alphas[] = { 1, 0x2000, 0x8000, 0x10000, 0x15555, 0x20000, 0x80000,
+						DC_ALPHA_MAX_Q16 };
+		static const __u32 gammas[] = { 0x1000, 0x5555, 0x8000, 0xc000, 0xffff, 0x10000 };
+		unsigned long cases = 0, bad = 0;
+		__u64 s = 7, B;
+		unsigned int ai, gi, n, k;
+		__u32 alg;
+		char name[200];
+
+		for (B = 1; B <= 24; B++)
+			for (Q = 0; Q <= B; Q++)
+				for (q = 0; q <= Q; q++)
+					for (ai = 0; ai < sizeof(alphas) / sizeof(alphas[0]); ai++)
+						for (gi = 0; gi < sizeof(gammas) / sizeof(gammas[0]); gi++)
+							for (n = 0; n <= 4; n++)
+								for (alg = DC_ALG_CS; alg <= DC_ALG_LQD; alg++) {
+									struct dc_adm_in in = {
+										q, Q, B, 1, alphas[ai], gammas[gi], n
+									};
+
+									cases++;
+									bad += dc_adm_decide(alg, &in, &t) !=
+									       ref_decide(alg, &in);
+								}
+		for (k = 0; k < 400000; k++) {
+			struct dc_adm_in in;
+
+			in.B = 1 + rnd(&s) % 0xffffffffULL;
+			in.Q = rnd(&s) % (in.B + 1);
+			in.q = rnd(&s) % (in.Q + 1);
+			/* near the threshold half of the time */
+			in.alpha_q16 = 1 + (__u32)(rnd(&s) % DC_ALPHA_MAX_Q16);
+			in.gamma_q16 = 1 + (__u32)(rnd(&s) % DC_Q16_ONE);
+			in.n_congested = (__u32)(rnd(&s) % 65);
+			in.len = 1 + (__u32)(rnd(&s) % 9000);
+			alg = (__u32)(rnd(&s) % 3);
+			if (k & 1) {
+				__u64 th = dc_adm_threshold(alg, &in);
+
+				in.q = th - (rnd(&s) % 3) + 1;
+				if (in.q > in.Q)
+					in.Q = in.q < in.B ? in.q : in.B;
+			}
+			cases++;
+			bad += dc_adm_decide(alg, &in, &t) != ref_decide(alg, &in);
+		}
+		snprintf(name, sizeof(name),
+			 "cs/dt/abm: decisions equal the exact rule q·n·2^32 < (B − Q)·α·γ on %lu states", cases);
+		CHECK(name, !bad, "%lu differ", bad);
+	}
 }
 
 static void test_dt_steady(void)
@@ -56,8 +177,7 @@ static void test_dt_steady(void)
 	{
 		__u64 T = dc_dt_steady(1200, Q16(1), 2);
 
-		CHECK_RANGE("dt steady is a fixed point of α(B − Q)",
-			    dc_dt_threshold(1200, 2 * T, Q16(1)), T - 1, T + 1);
+		CHECK_EQ("dt steady is a fixed point of α(B − Q)", dc_dt_threshold(1200, 2 * T, Q16(1)), T);
 	}
 }
 
@@ -107,13 +227,13 @@ static void test_abm_cases(void)
 		qs[i] = (struct abm_q){ Q16(1), Q16(1), 2 };
 	Q = abm_fixed_point(B, qs, 2);
 	T = dc_abm_threshold(B, Q, Q16(1), 2, Q16(1));
-	CHECK_RANGE("abm: two congested queues, α = 1 → B/4 each (T-ABM1)", T, 299, 300);
+	CHECK_EQ("abm: two congested queues, α = 1 → B/4 each (T-ABM1)", T, 300);
 	/* T-ABM2: four RR queues on one port (γ = 0.25), α = 1 → B/20 each */
 	for (i = 0; i < 4; i++)
 		qs[i] = (struct abm_q){ Q16(1), Q16(0.25), 4 };
 	Q = abm_fixed_point(B, qs, 4);
 	T = dc_abm_threshold(B, Q, Q16(1), 4, Q16(0.25));
-	CHECK_RANGE("abm: four RR queues, γ = 0.25 → B/20 each (T-ABM2)", T, 59, 60);
+	CHECK_EQ("abm: four RR queues, γ = 0.25 → B/20 each (T-ABM2)", T, 60);
 	/* T-ABM7: first-RTT α = 64 vs 0.5 on the same state → 128× */
 	CHECK_EQ("abm: first-RTT α 64 vs 0.5 gives a 128× threshold (T-ABM7)",
 		 dc_abm_threshold(1000000, 200000, Q16(64), 2, Q16(0.5)),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Config parser and parameter table (loader/config.c): a good file, each
+ * Config parser and parameter table (loader/lib/config.c): a good file, each
  * kind of bad line reported with its file:line, key, value and range,
  * nothing applied on error, range edges, Q16 round trips, CLI keys.
  */
@@ -13,7 +13,7 @@
 #include <dcbpf/powertcp.h>
 
 #include "check.h"
-#include "loader/config.h"
+#include "loader/lib/config.h"
 
 static struct dc_errbuf eb;
 static struct dc_config cfg;
@@ -387,21 +387,25 @@ static void test_int_keys(void)
 	    "'ns/eth0'", NULL);
 	bad("netns with a slash", "[int]\nnetns = ../x\n", "t.conf:2:", "not a namespace name",
 	    NULL);
-	bad("destination not a prefix", "[int]\ndestinations = 10.0.0.0/8 10.0.0/33\n", "t.conf:2:",
-	    "'10.0.0/33'", "prefix length must be 0-32");
+	bad("destination length", "[int]\ndestinations = 10.0.0.0/8 10.0.0.0/33\n", "t.conf:2:",
+	    "'10.0.0.0/33'", "prefix length must be 0-32");
+	bad("destination not an address", "[int]\ndestinations = 10.0.0.0/8 10.0.0/8\n",
+	    "t.conf:2:", "'10.0.0/8'", "not an IPv4 address");
+	bad("destination length signed", "[int]\ndestinations = 10.0.0.0/+8\n", "t.conf:2:",
+	    "'10.0.0.0/+8'", "prefix length must be 0-32");
 	bad("destination slots", "[int]\ndestinations = 10.0.0.0/8:5\n", "t.conf:2:",
 	    "slots must be 1-4", NULL);
 	bad("destination host", "[int]\ndestinations = fast\n", "t.conf:2:",
-	    "not an IPv4 prefix", NULL);
+	    "not an IPv4 address", NULL);
 	bad("unknown int key", "[int]\niface = eth0\n", "t.conf:2:", "unknown key",
 	    "keys in [int]: interfaces, netns, destinations");
 	bad("int key twice", "[int]\ninterfaces = a\ninterfaces = b\n", "t.conf:3:", "duplicate",
 	    "line 2");
 
 	CHECK("prefix host bits cleared",
-	      !dc_prefix_parse("10.1.2.3/8", &a, &l, &k, why, sizeof(why)) && a == htonl(0x0a000000) &&
+	      !dc_prefix_slots_parse("10.1.2.3/8", &a, &l, &k, why, sizeof(why)) && a == htonl(0x0a000000) &&
 		      l == 8 && k == 4, "%s %x/%u:%u", why, a, l, k);
-	CHECK("prefix /0", !dc_prefix_parse("1.2.3.4/0:1", &a, &l, &k, why, sizeof(why)) && !a &&
+	CHECK("prefix /0", !dc_prefix_slots_parse("1.2.3.4/0:1", &a, &l, &k, why, sizeof(why)) && !a &&
 		      !l && k == 1, "%s", why);
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Credence and FollowLQD (include/dcbpf/admit.h, loader/sim.c) on the
- * digest's worked cases (notes/buffer-sharing.md §11 T-C1, T-C2, T-C4,
- * T-C5, T-C6, T-C9), the papers' unit-packet model.
+ * Credence and FollowLQD (include/dcbpf/admit.h, loader/sim/) on cases
+ * worked by hand (docs/admission.md, "Tests": T-C1, T-C2, T-C4, T-C5,
+ * T-C6, T-C9), the papers' unit-packet model.
  *
  * Tie rule under test (admit.h, docs/admission.md): when the virtual LQD
  * must make room, the arrival counts in its own queue (T_i + 1); if no
@@ -17,7 +17,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "sim.h"
+#include "cli.h"
+#include "sim/sim.h"
+
+static struct dc_err serr;
 
 /* ---- the admission core on hand-built states ------------------------------- */
 
@@ -269,8 +272,8 @@ static void same_as_lqd(const char *what, __u32 N, __u64 B, const struct dc_sim_
 	size_t k, diff = 0;
 	char name[256];
 
-	dc_sim_run_ex(&lc, a, n, slots, &lr, NULL, lf);
-	dc_sim_run_ex(&cc, a, n, slots, &cr, NULL, cf);
+	dc_sim_run_ex(&lc, a, n, slots, &lr, NULL, lf, &serr);
+	dc_sim_run_ex(&cc, a, n, slots, &cr, NULL, cf, &serr);
 	for (k = 0; k < n; k++)
 		diff += lf[k] != cf[k];
 	snprintf(name, sizeof(name),
@@ -292,7 +295,7 @@ static __u64 sent(__u32 alg, __u32 N, __u64 B, const struct dc_sim_arrival *a, s
 	c.predictor = predictor;
 	c.flip_q32 = (__u64)(flip * 4294967296.0 + 0.5);
 	c.pred_seed = pseed;
-	dc_sim_run(&c, a, n, slots, &r);
+	dc_sim_run(&c, a, n, slots, &r, &serr);
 	return r.sent_pkts;
 }
 
@@ -321,13 +324,13 @@ static void test_oracle(void)
 	/* the default incast-heavy mix */
 	dc_sim_workload_defaults(&w);
 	w.slots = 30000;
-	dc_sim_generate(&c, &w, &a, &n);
+	dc_sim_generate(&c, &w, &a, &n, &serr);
 	same_as_lqd("the default mix (16 ports, B = 1000, 30000 slots)", 16, 1000, a, n, w.slots);
 	free(a);
 }
 
 /*
- * Robustness (Lemma 5, digest §6.4, T-C5): with every prediction "drop"
+ * Robustness (Credence, Lemma 5; T-C5): with every prediction "drop"
  * Credence still transmits at least OPT/N; OPT ≥ LQD, so it must send at
  * least LQD/N — better than Complete Sharing's guarantee, OPT/(N+1).
  * And it keeps accepting until the longest queue reaches B/N.
@@ -363,7 +366,7 @@ static void test_all_drop(void)
 	for (k = 0; k < 2000; k++)
 		flood[k] = (struct dc_sim_arrival){ .slot = (__u32)(k / 2), .port = 0, .bytes = 1 };
 	c.predictor = DC_SIM_PRED_DROP;
-	dc_sim_run(&c, flood, 2000, 1000, &r);
+	dc_sim_run(&c, flood, 2000, 1000, &r, &serr);
 	CHECK("credence T-C5: all predictions drop, one queue flooded → still sends every slot, q peaks at B/N = 25",
 	      r.sent_pkts == 1000 && r.port[0].max_q == 25, "sent %llu max_q %llu",
 	      (unsigned long long)r.sent_pkts, (unsigned long long)r.port[0].max_q);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Ethereal assignment core (include/dcbpf/ethereal.h) against Theorem 4
- * and Algorithm 3 (seed 000 §3.2): equal per-uplink load for every
+ * and Algorithm 3 (Addanki thesis §3.2): equal per-uplink load for every
  * n = 1..64, s = 1..16, both as Algorithm 3's batch and as the greedy
  * rule applied one (sub-)flow at a time; the greedy choice from uneven
  * states, its tie-break, and the gcd / r = 0 / s = 1 / n < s edges.

@@ -1,19 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Credence's random forest in user space (loader/forest.c,
- * loader/credtrain.c, the forest predictor of loader/sim.c): the model
+ * Credence's random forest in user space (loader/credence/forest.c,
+ * rftrain.c, credtrain.c, the forest predictor of loader/sim/): the model
  * file's refusals each with its reason and line, the atomic write and the
  * round trip, the CART trainer's determinism and its ability to separate
  * separable data, the paper's scores, and the simulator's features.
  */
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "check.h"
-#include "forest.h"
-#include "sim.h"
+#include "clicap.h"
+#include "credence/credence.h"
+#include "credence/forest.h"
+#include "sim/sim.h"
+
+static struct dc_err serr;
 
 static char tmpdir[] = "/tmp/dcbpf-test-forest-XXXXXX";
 
@@ -78,12 +84,69 @@ static void refuse_s(const char *name, const char *text, const char *reason, con
 	refuse(name, text, text ? strlen(text) : 0, reason, line);
 }
 
+/* One edit of good[] each, and what the refusal must say and where. */
+struct bad_edit {
+	const char *name, *from, *to, *reason, *line;
+};
+static const struct bad_edit bad_edits[] = {
+		{ "tree with fewer nodes than declared", "tree 0 nodes 3", "tree 0 nodes 4",
+		  "declares 4 nodes but has 3", "line 9" },
+		{ "fewer trees than declared", "trees 2", "trees 3",
+		  "after 2 trees, the header declares 3", "line 11" },
+		{ "more trees than declared", "trees 2", "trees 1",
+		  "expected 'end'", "line 9" },
+		{ "wrong magic", "dcbpf-forest 1", "dcbpf-forrest 1",
+		  "not a dcbpf model file", "line 1" },
+		{ "wrong version", "dcbpf-forest 1", "dcbpf-forest 2",
+		  "version '2' is not supported", "line 1" },
+		{ "depth out of range", "depth 1", "depth 9",
+		  "depth '9'", "line 3" },
+		{ "leaf deeper than the declared depth", "trees 2 depth 1", "trees 2 depth 0",
+		  "depth out of range", "line 6" },
+		{ "tree count out of range", "trees 2", "trees 17",
+		  "tree count", "line 3" },
+		{ "node index out of range", "2 leaf 65536", "3 leaf 65536",
+		  "node index '3' out of range", "line 7" },
+		{ "node index out of order", "1 leaf 0", "2 leaf 0",
+		  "out of order", "line 6" },
+		{ "child index beyond the tree", "split qlen 3000 1 2", "split qlen 3000 1 5",
+		  "tree 0 node 0: child node index out of range", "line 5" },
+		{ "child index above 127", "split qlen 3000 1 2", "split qlen 3000 1 300",
+		  "right child index '300'", "line 5" },
+		{ "node count above 128", "tree 0 nodes 3", "tree 0 nodes 129",
+		  "node count '129'", "line 4" },
+		{ "unknown feature", "split qlen", "split qlen2",
+		  "unknown feature", "line 5" },
+		{ "NaN threshold", "qlen 3000", "qlen nan",
+		  "threshold 'nan'", "line 5" },
+		{ "inf probability", "leaf 65536", "leaf inf",
+		  "leaf probability 'inf'", "line 7" },
+		{ "negative threshold", "qlen 3000", "qlen -1",
+		  "threshold '-1'", "line 5" },
+		{ "fractional probability", "leaf 40000", "leaf 0.5",
+		  "leaf probability '0.5'", "line 10" },
+		{ "exponent", "qlen 3000", "qlen 3e3",
+		  "threshold '3e3'", "line 5" },
+		{ "probability above 1 (65537)", "leaf 65536", "leaf 65537",
+		  "leaf probability '65537'", "line 7" },
+		{ "threshold above 2^32 - 1", "qlen 3000", "qlen 4294967296",
+		  "threshold '4294967296'", "line 5" },
+		{ "EWMA period 0", "ewma_period_ns 50000", "ewma_period_ns 0",
+		  "ewma_period_ns must be above 0", "line 3" },
+		{ "trailing garbage after end", "end\n", "end\nxyz\n",
+		  "trailing garbage", "line 12" },
+		{ "extra word on a node line", "1 leaf 0", "1 leaf 0 0",
+		  "expected '1 leaf P'", "line 6" },
+		{ "DOS line ends refused with the fix", "end\n", "end\r\n",
+		  "DOS line ends", "line 11" },
+};
+
 static void test_parse(void)
 {
 	struct dc_rf_model *m = calloc(1, sizeof(*m));
 	char why[512] = "", *big;
 	__u32 x[DC_RF_FEATURES] = { 0 };
-	size_t n;
+	size_t n, i;
 	int rc;
 
 	rc = dc_forest_parse(good, strlen(good), m, why, sizeof(why));
@@ -111,56 +174,19 @@ static void test_parse(void)
 	       "truncated", "line 11");
 	refuse("forest file: truncated after a node line", good, (size_t)(strstr(good, "\ntree 1") - good) + 1,
 	       "truncated", NULL);
-	refuse_s("forest file: tree with fewer nodes than declared", edit("tree 0 nodes 3", "tree 0 nodes 4"),
-		 "declares 4 nodes but has 3", "line 9");
-	refuse_s("forest file: fewer trees than declared", edit("trees 2", "trees 3"),
-		 "after 2 trees, the header declares 3", "line 11");
-	refuse_s("forest file: more trees than declared", edit("trees 2", "trees 1"),
-		 "expected 'end'", "line 9");
-	refuse_s("forest file: wrong magic", edit("dcbpf-forest 1", "dcbpf-forrest 1"),
-		 "not a dcbpf model file", "line 1");
-	refuse_s("forest file: wrong version", edit("dcbpf-forest 1", "dcbpf-forest 2"),
-		 "version '2' is not supported", "line 1");
-	refuse_s("forest file: depth out of range", edit("depth 1", "depth 9"), "depth '9'", "line 3");
-	refuse_s("forest file: leaf deeper than the declared depth",
-		 edit("trees 2 depth 1", "trees 2 depth 0"), "depth out of range", "line 6");
-	refuse_s("forest file: tree count out of range", edit("trees 2", "trees 17"), "tree count", "line 3");
-	refuse_s("forest file: node index out of range", edit("2 leaf 65536", "3 leaf 65536"),
-		 "node index '3' out of range", "line 7");
-	refuse_s("forest file: node index out of order", edit("1 leaf 0", "2 leaf 0"),
-		 "out of order", "line 6");
-	refuse_s("forest file: child index beyond the tree", edit("split qlen 3000 1 2", "split qlen 3000 1 5"),
-		 "tree 0 node 0: child node index out of range", "line 5");
-	refuse_s("forest file: child index above 127", edit("split qlen 3000 1 2", "split qlen 3000 1 300"),
-		 "right child index '300'", "line 5");
-	refuse_s("forest file: node count above 128", edit("tree 0 nodes 3", "tree 0 nodes 129"),
-		 "node count '129'", "line 4");
-	refuse_s("forest file: unknown feature", edit("split qlen", "split qlen2"), "unknown feature", "line 5");
-	refuse_s("forest file: NaN threshold", edit("qlen 3000", "qlen nan"), "threshold 'nan'", "line 5");
-	refuse_s("forest file: inf probability", edit("leaf 65536", "leaf inf"),
-		 "leaf probability 'inf'", "line 7");
-	refuse_s("forest file: negative threshold", edit("qlen 3000", "qlen -1"), "threshold '-1'", "line 5");
-	refuse_s("forest file: fractional probability", edit("leaf 40000", "leaf 0.5"),
-		 "leaf probability '0.5'", "line 10");
-	refuse_s("forest file: exponent", edit("qlen 3000", "qlen 3e3"), "threshold '3e3'", "line 5");
-	refuse_s("forest file: probability above 1 (65537)", edit("leaf 65536", "leaf 65537"),
-		 "leaf probability '65537'", "line 7");
-	refuse_s("forest file: threshold above 2^32 - 1", edit("qlen 3000", "qlen 4294967296"),
-		 "threshold '4294967296'", "line 5");
-	refuse_s("forest file: EWMA period 0", edit("ewma_period_ns 50000", "ewma_period_ns 0"),
-		 "ewma_period_ns must be above 0", "line 3");
-	refuse_s("forest file: trailing garbage after end", edit("end\n", "end\nxyz\n"),
-		 "trailing garbage", "line 12");
-	refuse_s("forest file: extra word on a node line", edit("1 leaf 0", "1 leaf 0 0"),
-		 "expected '1 leaf P'", "line 6");
+	for (i = 0; i < sizeof(bad_edits) / sizeof(bad_edits[0]); i++) {
+		char name[160];
+		const struct bad_edit *b = &bad_edits[i];
+
+		snprintf(name, sizeof(name), "forest file: %s", b->name);
+		refuse_s(name, edit(b->from, b->to), b->reason, b->line);
+	}
 	{
 		char t[64];
 
 		memcpy(t, "dcbpf-forest 1\ntr\0ees 2\n", 24);
 		refuse("forest file: NUL byte inside a line", t, 24, "NUL byte", "line 2");
 	}
-	refuse_s("forest file: DOS line ends refused with the fix", edit("end\n", "end\r\n"),
-		 "DOS line ends", "line 11");
 	big = malloc(300 * 1024);
 	memset(big, '#', 300 * 1024);
 	refuse("forest file: oversized (300 KiB) refused before parsing", big, 300 * 1024,
@@ -361,7 +387,7 @@ static void test_scores(void)
 {
 	struct dc_rf_score_sheet s = { .tp = 5, .fp = 10, .tn = 1000, .fn = 1 };
 
-	/* digest §11 T-C7: TN 1000, FP 10, FN 1, N = 20 → 981/1010 = 0.9713 */
+	/* T-C7 (docs/admission.md, "Tests"): TN 1000, FP 10, FN 1, N = 20 → 981/1010 = 0.9713 */
 	dc_rf_scores(&s, 20);
 	CHECK("forest scores: error score (Lemma 3, T-C7) = 0.9713",
 	      s.error_score > 0.97128 && s.error_score < 0.97130, "%.5f", s.error_score);
@@ -398,7 +424,7 @@ static void test_sim_features(void)
 	c.alg = DC_ALG_LQD;
 	c.slot_ns = 12000;
 	c.ewma_period_ns = 50000;
-	rc = dc_sim_features(&c, a, 4, 2, x, NULL, NULL);
+	rc = dc_sim_features(&c, a, 4, 2, x, NULL, NULL, &serr);
 	/* unit mode: a packet counts slot_bytes (1500); after slot 0's three
 	 * arrivals and one departure q = 2 packets = 3000 B; the EWMA moves
 	 * by dt/period = 12 000/50 000 of the way from 0 */
@@ -419,23 +445,23 @@ static void test_sim_features(void)
 	dc_sim_cfg_defaults(&c);
 	dc_sim_workload_defaults(&w);
 	w.slots = 20000;
-	dc_sim_generate(&c, &w, &arr, &na);
+	dc_sim_generate(&c, &w, &arr, &na, &serr);
 	c.alg = DC_ALG_CREDENCE;
 	c.predictor = DC_SIM_PRED_ACCEPT;
-	dc_sim_run(&c, arr, na, w.slots, &r1);
+	dc_sim_run(&c, arr, na, w.slots, &r1, &serr);
 	c.predictor = DC_SIM_PRED_FOREST;
 	c.model = m;
 	m->node[0][0].value = 0;
-	dc_sim_run(&c, arr, na, w.slots, &r2);
+	dc_sim_run(&c, arr, na, w.slots, &r2, &serr);
 	CHECK("forest predictor: a P = 0 leaf acts as 'accept'",
 	      r1.sent_pkts == r2.sent_pkts && r2.pred_asked > 0 && r2.pred_tp + r2.pred_fp == 0,
 	      "accept %llu forest %llu", (unsigned long long)r1.sent_pkts,
 	      (unsigned long long)r2.sent_pkts);
 	m->node[0][0].value = (__u32)DC_Q16_ONE;
-	dc_sim_run(&c, arr, na, w.slots, &r2);
+	dc_sim_run(&c, arr, na, w.slots, &r2, &serr);
 	c.predictor = DC_SIM_PRED_DROP;
 	c.model = NULL;
-	dc_sim_run(&c, arr, na, w.slots, &r1);
+	dc_sim_run(&c, arr, na, w.slots, &r1, &serr);
 	CHECK("forest predictor: a P = 1 leaf acts as 'drop' (and is scored against LQD)",
 	      r1.sent_pkts == r2.sent_pkts && r2.pred_tp + r2.pred_fp == r2.pred_asked &&
 	      r2.pred_asked > 0, "drop %llu forest %llu", (unsigned long long)r1.sent_pkts,
@@ -444,49 +470,125 @@ static void test_sim_features(void)
 	m->node[0][0].value = (__u32)DC_Q16_ONE / 2;
 	c.predictor = DC_SIM_PRED_FOREST;
 	c.model = m;
-	dc_sim_run(&c, arr, na, w.slots, &r2);
+	dc_sim_run(&c, arr, na, w.slots, &r2, &serr);
 	CHECK_EQ("forest predictor: P = 0.5 exactly predicts accept (tie → accept)",
 		 r2.pred_tp + r2.pred_fp, 0);
 	m->n_nodes[0] = 0;
 	CHECK("forest predictor: an invalid model is refused by the simulator",
-	      dc_sim_run(&c, arr, na, w.slots, &r2) == -1, "%s", "ran");
+	      dc_sim_run(&c, arr, na, w.slots, &r2, &serr) == EXIT_USAGE &&
+	      strstr(serr.msg, "needs a valid model"), "%s", serr.msg);
 	free(arr);
 	free(m);
 }
 
-/* `dcbpf credence train` end to end on a short workload. */
+/* `dcbpf credence train` through the dispatcher, as dcbpf runs it. */
+static const struct dc_cmd train_cmds[] = {
+	{ "train", dc_cred_train_cmd, dc_cred_train_opts, sizeof(struct dc_cred_train_args),
+	  .summary = "train a forest" },
+	{ NULL },
+};
+static const struct dc_app train_app = { .name = "dcbpf", .cmds = train_cmds };
+/* dcbpf train ARGS... (NULL-terminated), output in cli_out, cli_err. */
+static int train_cli(const char *first, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, first);
+	rc = cli_run_va(&train_app, "train", first, ap);
+	va_end(ap);
+	return rc;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "cmp -s %s %s", a, b);
+	return system(cmd) == 0;
+}
+
 static void test_train_cli(void)
 {
-	char p1[256], p2[256], p3[256], cmd[900];
-	char *a1[] = { "train", "--slots", "20000", "--seed", "3", "--out", p1, NULL };
-	char *a2[] = { "train", "--slots", "20000", "--seed", "3", "--out", p2, NULL };
-	char *a3[] = { "train", "--slots", "20000", "--seed", "4", "--out", p3, NULL };
-	char *bad[] = { "train", "--trees", "17", "--out", p3, NULL };
-	char *noout[] = { "train", "--slots", "100", NULL };
+	char p1[256], p2[256], p3[256], p4[256], p5[256], tr[256];
 	struct dc_rf_model *m = malloc(sizeof(*m));
+	struct dc_sim_workload w;
+	struct dc_sim_arrival *arr = NULL;
+	struct dc_sim_cfg c;
+	size_t na = 0;
 	char why[512];
-	FILE *saved;
+	int rc;
 
 	snprintf(p1, sizeof(p1), "%s/t1", tmpdir);
 	snprintf(p2, sizeof(p2), "%s/t2", tmpdir);
 	snprintf(p3, sizeof(p3), "%s/t3", tmpdir);
-	fflush(stdout);
-	saved = stdout;
-	stdout = fopen("/dev/null", "w");
-	CHECK_EQ("credence train: seed 3 trains and writes", dc_credence_train_main(7, a1), 0);
-	CHECK_EQ("credence train: seed 3 again", dc_credence_train_main(7, a2), 0);
-	CHECK_EQ("credence train: seed 4", dc_credence_train_main(7, a3), 0);
-	CHECK_EQ("credence train: --trees 17 is a usage error", dc_credence_train_main(5, bad), 2);
-	CHECK_EQ("credence train: no --out is a usage error", dc_credence_train_main(3, noout), 2);
-	fclose(stdout);
-	stdout = saved;
-	snprintf(cmd, sizeof(cmd), "cmp -s %s %s", p1, p2);
-	CHECK("credence train: the same seed writes the same file", system(cmd) == 0, "%s", "differ");
-	snprintf(cmd, sizeof(cmd), "cmp -s %s %s", p1, p3);
-	CHECK("credence train: another seed writes another model", system(cmd) != 0, "%s", "same");
+	snprintf(p4, sizeof(p4), "%s/t4", tmpdir);
+	snprintf(p5, sizeof(p5), "%s/t5", tmpdir);
+	snprintf(tr, sizeof(tr), "%s/trace.csv", tmpdir);
+	CHECK_EQ("credence train: seed 3 trains and writes",
+		 train_cli("--slots", "20000", "--seed", "3", "--out", p1, NULL), 0);
+	CHECK("credence train: the report names the file", strstr(cli_out, "written: ") != NULL,
+	      "%s", cli_out);
+	CHECK_EQ("credence train: seed 3 again, --json",
+		 train_cli("--slots", "20000", "--seed", "3", "--out", p2, "--json", NULL), 0);
+	CHECK("credence train: --json is one object with the scores",
+	      !strncmp(cli_out, "{\"model\":", 9) && strstr(cli_out, "\"holdout_scores\":{\"tp\":") &&
+	      strstr(cli_out, "\"seed\":3,") && cli_out[strlen(cli_out) - 2] == '}', "%s", cli_out);
+	CHECK_EQ("credence train: seed 4",
+		 train_cli("--slots", "20000", "--seed", "4", "--out", p3, NULL), 0);
+	CHECK("credence train: the same seed writes the same file", same_file(p1, p2), "%s", "differ");
+	CHECK("credence train: another seed writes another model", !same_file(p1, p3), "%s", "same");
+	/* --seed seeds the workload unless --workload-seed is given */
+	CHECK_EQ("credence train: --workload-seed equal to --seed",
+		 train_cli("--slots", "20000", "--seed", "3", "--workload-seed", "3", "--out", p4, NULL),
+		 0);
+	CHECK("credence train: --workload-seed 3 with --seed 3 is the default workload",
+	      same_file(p1, p4), "%s", "differ");
+	CHECK_EQ("credence train: --workload-seed 4",
+		 train_cli("--slots", "20000", "--seed", "3", "--workload-seed", "4", "--out", p5, NULL),
+		 0);
+	CHECK("credence train: another --workload-seed trains on another workload",
+	      !same_file(p1, p5), "%s", "same");
 	CHECK("credence train: the written model passes the parser",
 	      dc_forest_read(p1, m, why, sizeof(why)) == 0 && m->n_trees == 4 && m->depth == 4 &&
 	      m->ewma_period_ns == 50000, "%s", why);
+
+	rc = train_cli("--trees", "17", "--out", p3, NULL);
+	CHECK("credence train: --trees 17 is a usage error naming the limit",
+	      rc == EXIT_USAGE && strstr(cli_err, "--trees: 17 is above the maximum 16"), "%d %s", rc,
+	      cli_err);
+	rc = train_cli("--slots", "100", NULL);
+	CHECK("credence train: no --out is a usage error",
+	      rc == EXIT_USAGE && strstr(cli_err, "--out MODEL is required"), "%d %s", rc, cli_err);
+	rc = train_cli("--slots", "1000", "--state", "lqd", "--samples", "consulted", "--out", p3,
+		       NULL);
+	CHECK("credence train: --state lqd --samples consulted is a usage error",
+	      rc == EXIT_USAGE && strstr(cli_err, "consults no predictor"), "%d %s", rc, cli_err);
+	rc = train_cli("--load", "nan", "--out", p3, NULL);
+	CHECK("credence train: --load nan refused", rc == EXIT_USAGE && strstr(cli_err, "--load"),
+	      "%d %s", rc, cli_err);
+	rc = train_cli("--load", "", "--out", p3, NULL);
+	CHECK("credence train: --load \"\" refused", rc == EXIT_USAGE && strstr(cli_err, "--load"),
+	      "%d %s", rc, cli_err);
+
+	/* a trace: the workload options are refused, --seed is not */
+	dc_sim_cfg_defaults(&c);
+	dc_sim_workload_defaults(&w);
+	w.slots = 20000;
+	if (dc_sim_generate(&c, &w, &arr, &na, &serr) || dc_sim_write_trace(tr, arr, na, &serr))
+		printf("# trace: %s\n", serr.msg);
+	free(arr);
+	rc = train_cli("--trace", tr, "--slots", "100", "--out", p3, NULL);
+	CHECK("credence train: --slots with --trace refused, naming it",
+	      rc == EXIT_USAGE && strstr(cli_err, "--slots has no effect with --trace"), "%d %s", rc,
+	      cli_err);
+	rc = train_cli("--trace", tr, "--workload-seed", "2", "--out", p3, NULL);
+	CHECK("credence train: --workload-seed with --trace refused",
+	      rc == EXIT_USAGE && strstr(cli_err, "--workload-seed has no effect with --trace"),
+	      "%d %s", rc, cli_err);
+	rc = train_cli("--trace", tr, "--seed", "5", "--out", p3, NULL);
+	CHECK("credence train: --seed with --trace trains (it seeds the bootstraps)",
+	      rc == 0 && strstr(cli_out, tr), "%d %s", rc, cli_err);
 	free(m);
 }
 

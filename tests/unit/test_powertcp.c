@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Host unit tests of the PowerTCP / θ-PowerTCP control law
- * (include/dcbpf/powertcp.h) against hand-worked cases of seed 000 §2.2.
+ * (include/dcbpf/powertcp.h) against hand-worked cases of the law (Addanki thesis §2.2).
  */
 #include <math.h>
 #include <string.h>

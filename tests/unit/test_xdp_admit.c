@@ -50,10 +50,11 @@ int main(void)
 	swfix_cfg(&f);
 
 	/* DT: B = 100 000, Q = 40 000, α = 0.5 → T = 30 000 */
-	swfix_queue(&f, 28000, 40000, 1, Q16(1));
-	CHECK_EQ("xdp dt: q + len = 29 000 ≤ T = 30 000 passes", run("10.9.1.2", 0, 1000), XDP_PASS);
-	swfix_queue(&f, 29500, 40000, 1, Q16(1));
-	CHECK_EQ("xdp dt: q + len = 30 500 > T drops", run("10.9.1.2", 0, 1000), XDP_DROP);
+	swfix_queue(&f, 29999, 40000, 1, Q16(1));
+	CHECK_EQ("xdp dt: q = 29 999 < T = 30 000 passes (q before the packet)",
+		 run("10.9.1.2", 0, 1000), XDP_PASS);
+	swfix_queue(&f, 30000, 40000, 1, Q16(1));
+	CHECK_EQ("xdp dt: q = 30 000 = T drops", run("10.9.1.2", 0, 1000), XDP_DROP);
 	swfix_queue(&f, 1000, 99500, 1, Q16(1));
 	CHECK_EQ("xdp dt: Q + len > B drops (buffer full)", run("10.9.1.2", 0, 1000), XDP_DROP);
 	c1 = swfix_counters(&f, 1 * DC_SW_PRIOS + 0);
@@ -70,8 +71,18 @@ int main(void)
 			 p.thresh_bytes, 250);
 	}
 
+	/* a fractional threshold is not rounded down: B = 100 001 → T = 30 000.5 */
+	f.c.buffer_bytes = 100001;
+	swfix_cfg(&f);
+	swfix_queue(&f, 30000, 40000, 1, Q16(1));
+	CHECK_EQ("xdp dt: q = 30 000 < T = 30 000.5 passes", run("10.9.1.2", 0, 1000), XDP_PASS);
+	swfix_queue(&f, 30001, 40000, 1, Q16(1));
+	CHECK_EQ("xdp dt: q = 30 001 > T = 30 000.5 drops", run("10.9.1.2", 0, 1000), XDP_DROP);
+	f.c.buffer_bytes = 100000;
+	swfix_cfg(&f);
+
 	/* CS ignores thresholds; a live switch of algorithm acts at once */
-	swfix_queue(&f, 29500, 40000, 1, Q16(1));
+	swfix_queue(&f, 30000, 40000, 1, Q16(1));
 	f.c.alg = DC_ALG_CS;
 	swfix_cfg(&f);
 	CHECK_EQ("xdp cs: the same state passes (live dt → cs)", run("10.9.1.2", 0, 1000), XDP_PASS);
@@ -79,11 +90,11 @@ int main(void)
 	/* ABM: n = 2, γ = 0.5 → T = 0.5·60 000·0.5/2 = 7 500 */
 	f.c.alg = DC_ALG_ABM;
 	swfix_cfg(&f);
-	swfix_queue(&f, 7000, 40000, 2, Q16(0.5));
-	CHECK_EQ("xdp abm: q + len = 8 000 > T = 7 500 drops", run("10.9.1.2", 0, 1000), XDP_DROP);
-	swfix_queue(&f, 6000, 40000, 2, Q16(0.5));
-	CHECK_EQ("xdp abm: q + len = 7 000 ≤ T passes", run("10.9.1.2", 0, 1000), XDP_PASS);
-	swfix_queue(&f, 7000, 40000, 2, Q16(0.5));
+	swfix_queue(&f, 7500, 40000, 2, Q16(0.5));
+	CHECK_EQ("xdp abm: q = 7 500 = T drops", run("10.9.1.2", 0, 1000), XDP_DROP);
+	swfix_queue(&f, 7499, 40000, 2, Q16(0.5));
+	CHECK_EQ("xdp abm: q = 7 499 < T passes", run("10.9.1.2", 0, 1000), XDP_PASS);
+	swfix_queue(&f, 7500, 40000, 2, Q16(0.5));
 	c0 = swfix_counters(&f, 1 * DC_SW_PRIOS + 0);
 	CHECK_EQ("xdp abm: a first-RTT packet (DSCP 1) gets α = 64 and passes",
 		 run("10.9.1.2", 1 << 2, 1000), XDP_PASS);

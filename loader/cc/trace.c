@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `dcbpf trace`: stream PowerTCP / θ-PowerTCP per-ACK decisions from the
+ * pinned ring buffer dc_cc_trace, as a table, CSV or a JSON array (one
+ * object per event, written as they come); with --switch NAME, an emulated
+ * switch's admission drops instead (loader/sw/).  Tracing costs the CC a
+ * ring-buffer write per ACK, so it is on (dc_cc_tron[0] = 1) only while a
+ * trace runs, and switched off again on exit, whatever ends it.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "dcbpf/fixed.h"
+#include "dcbpf/types.h"
+#include "bpfsys.h"
+#include "cli.h"
+#include "config.h"
+#include "pins.h"
+#include "sw/swctl.h"
+#include "cc/trace.h"
+
+static volatile sig_atomic_t trace_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	trace_stop = 1;
+}
+
+struct trace_run {
+	struct dc_ctx *ctx;
+	const struct dc_trace_args *a;
+	unsigned long seen;
+	__u64 t0_ns;
+};
+
+static const char *mode_name(__u32 mode)
+{
+	switch (mode) {
+	case DC_MODE_INIT: return "init";
+	case DC_MODE_THETA: return "theta";
+	case DC_MODE_INT: return "int";
+	default: return "?";
+	}
+}
+
+static void event_json(struct jw *j, const struct dc_cc_event *e, const char *src,
+		       const char *dst, double rate_mbps, double power)
+{
+	char num[32];
+
+	jw_obj(j, NULL);
+	jw_u64(j, "ts_ns", e->ts_ns);
+	jw_str(j, "saddr", src);
+	jw_u64(j, "sport", e->key.sport);
+	jw_str(j, "daddr", dst);
+	jw_u64(j, "dport", e->key.dport);
+	jw_str(j, "cc", e->cc == DC_CC_THETA ? "theta_powertcp" : "powertcp");
+	jw_str(j, "mode", mode_name(e->mode));
+	jw_u64(j, "cwnd_bytes", e->cwnd_bytes);
+	jw_u64(j, "snd_cwnd_pkts", e->snd_cwnd_pkts);
+	snprintf(num, sizeof(num), "%.1f", rate_mbps);
+	jw_raw(j, "pacing_mbps", num);
+	snprintf(num, sizeof(num), "%.4f", power);
+	jw_raw(j, "norm_power", num);
+	jw_u64(j, "rtt_us", e->rtt_us);
+	jw_u64(j, "tau_us", e->tau_us);
+	jw_u64(j, "nhops", e->nhops);
+	jw_u64(j, "bottleneck_hop", e->bottleneck_hop);
+	jw_bool(j, "updated", e->updated);
+	jw_end_obj(j);
+}
+
+static int on_event(void *arg, void *data, size_t len)
+{
+	struct trace_run *t = arg;
+	const struct dc_cc_event *e = data;
+	FILE *out = t->ctx->out;
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+	int af = e->key.family == 10 ? AF_INET6 : AF_INET;
+	double power = (double)e->norm_power_q16 / DC_Q16_ONE;
+	double rate_mbps = (double)e->pacing_rate_Bps * 8 / 1e6;
+
+	if (len < sizeof(*e) || (t->a->cc && e->cc != (__u32)(t->a->cc - 1)))
+		return 0;
+	/* One poll hands over a batch: stop at exactly --count events. */
+	if (t->a->count && t->seen >= t->a->count)
+		return 0;
+	if (!t->t0_ns)
+		t->t0_ns = e->ts_ns;
+	inet_ntop(af, e->key.saddr, src, sizeof(src));
+	inet_ntop(af, e->key.daddr, dst, sizeof(dst));
+	if (t->ctx->json)
+		event_json(&t->ctx->jw, e, src, dst, rate_mbps, power);
+	else if (t->a->csv)
+		fprintf(out, "%llu,%s,%u,%s,%u,%s,%s,%u,%u,%.1f,%.4f,%u,%u,%u,%u,%u\n",
+			(unsigned long long)e->ts_ns, src, e->key.sport, dst, e->key.dport,
+			e->cc == DC_CC_THETA ? "theta_powertcp" : "powertcp", mode_name(e->mode),
+			e->cwnd_bytes, e->snd_cwnd_pkts, rate_mbps, power, e->rtt_us, e->tau_us,
+			e->nhops, e->bottleneck_hop, e->updated);
+	else
+		fprintf(out, "%10.3f %15s:%-5u %15s:%-5u %-6s %-5s %10u %6u %9.1f %8.3f %7u %6u %4u "
+			"%3u %s\n", (double)(e->ts_ns - t->t0_ns) / 1e6, src, e->key.sport, dst,
+			e->key.dport, e->cc == DC_CC_THETA ? "theta" : "ptcp", mode_name(e->mode),
+			e->cwnd_bytes, e->snd_cwnd_pkts, rate_mbps, power, e->rtt_us, e->tau_us,
+			e->nhops, e->bottleneck_hop, e->updated ? "*" : "");
+	if (t->a->count && ++t->seen >= t->a->count)
+		trace_stop = 1;
+	return 0;
+}
+
+static void header(struct dc_ctx *ctx, bool csv)
+{
+	if (ctx->json)
+		jw_arr(&ctx->jw, NULL);
+	else if (csv)
+		fprintf(ctx->out, "ts_ns,saddr,sport,daddr,dport,cc,mode,cwnd_bytes,snd_cwnd_pkts,"
+			"pacing_mbps,norm_power,rtt_us,tau_us,nhops,bottleneck_hop,updated\n");
+	else
+		fprintf(ctx->out, "%10s %21s %21s %-6s %-5s %10s %6s %9s %8s %7s %6s %4s %3s %s\n",
+			"t_ms", "source", "destination", "cc", "mode", "cwnd_B", "pkts", "rate_Mbps",
+			"power", "rtt_us", "tau_us", "hops", "bn", "upd");
+	fflush(ctx->out);
+}
+
+/* Admission drops of an emulated switch (its own ring, dc_sw_events). */
+static int trace_switch(struct dc_ctx *ctx, const struct dc_trace_args *a)
+{
+	__u64 lost;
+	int rc;
+
+	if (ctx->json)
+		return dc_fail(ctx, EXIT_USAGE, "--switch: the drop trace is text or CSV (--csv), "
+			       "not JSON");
+	rc = dc_sw_trace_drops(ctx->pin_dir, a->sw, a->csv, a->count, a->duration_s, &lost,
+			       &ctx->err);
+	if (!rc && lost)
+		fprintf(ctx->errf, "dcbpf trace: %llu event(s) lost: the ring buffer was full\n",
+			(unsigned long long)lost);
+	return rc;
+}
+
+static int trace_poll(struct dc_ctx *ctx, struct ring_buffer *rb, double duration_s)
+{
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (!trace_stop) {
+		int n = ring_buffer__poll(rb, 100);
+
+		if (n < 0 && n != -EINTR)
+			return dc_fail(ctx, EXIT_ERR, "reading %s: %s", DC_MAP_TRACE, strerror(-n));
+		fflush(ctx->out);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (duration_s > 0 && (now.tv_sec - start.tv_sec) +
+					      (now.tv_nsec - start.tv_nsec) / 1e9 >= duration_s)
+			break;
+	}
+	return EXIT_OK;
+}
+
+int dc_trace_main(struct dc_ctx *ctx, int argc, char **argv)
+{
+	const struct dc_trace_args *a = ctx->opts;
+	struct trace_run t = { .ctx = ctx, .a = a };
+	struct ring_buffer *rb = NULL;
+	char path[DC_PATH_LEN + 32];
+	__u32 zero = 0, on = 1, off = 0;
+	int rb_fd, on_fd, rc = EXIT_OK;
+	bool started = false;
+
+	(void)argc;
+	(void)argv;
+	if (a->sw && a->cc)
+		return dc_fail(ctx, EXIT_USAGE, "--switch and --cc exclude each other (a switch "
+			       "traces drops, not a CC)");
+	if (a->sw)
+		return trace_switch(ctx, a);
+	dc_pin_map_path(path, sizeof(path), ctx->pin_dir, DC_MAP_TRACE);
+	rb_fd = bpf_obj_get(path);
+	dc_pin_map_path(path, sizeof(path), ctx->pin_dir, DC_MAP_TRON);
+	on_fd = bpf_obj_get(path);
+	if (rb_fd < 0 || on_fd < 0) {
+		rc = dc_fail(ctx, EXIT_ERR, "cannot open %s/%s and %s: %s (is dcbpfd running with this "
+			     "pin dir?)", ctx->pin_dir, DC_MAP_TRACE, DC_MAP_TRON, strerror(errno));
+		goto out;
+	}
+	rb = ring_buffer__new(rb_fd, on_event, &t, NULL);
+	if (!rb) {
+		rc = dc_fail(ctx, EXIT_ERR, "ring buffer %s: %s", DC_MAP_TRACE, strerror(errno));
+		goto out;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, on_signal);
+	if (bpf_map_update_elem(on_fd, &zero, &on, BPF_ANY)) {
+		rc = dc_fail(ctx, EXIT_ERR, "cannot switch tracing on in %s: %s", DC_MAP_TRON,
+			     strerror(errno));
+		goto out;
+	}
+	header(ctx, a->csv);
+	started = true;
+	rc = trace_poll(ctx, rb, a->duration_s);
+out:
+	if (on_fd >= 0) {
+		bpf_map_update_elem(on_fd, &zero, &off, BPF_ANY);
+		close(on_fd);
+	}
+	ring_buffer__free(rb);
+	if (rb_fd >= 0)
+		close(rb_fd);
+	/* the array closes whatever ended the trace; an error follows it */
+	if (started && ctx->json) {
+		jw_end_arr(&ctx->jw);
+		jw_done(&ctx->jw);
+	}
+	return rc;
+}
+
+static const struct dc_opt_name trace_ccs[] = {
+	{ "powertcp", DC_CC_POWERTCP + 1 },
+	{ "theta_powertcp", DC_CC_THETA + 1 },
+	{ NULL },
+};
+
+const struct dc_opt dc_trace_opts[] = {
+	{ "csv", 0, DC_OPT_FLAG, DC_FIELD(struct dc_trace_args, csv), NULL,
+	  .help = "comma-separated values with a header line" },
+	{ "cc", 0, DC_OPT_ENUM, DC_FIELD(struct dc_trace_args, cc), NULL,
+	  .help = "only this congestion control (default: both)", .names = trace_ccs },
+	{ "count", 0, DC_OPT_U64, DC_FIELD(struct dc_trace_args, count), "N",
+	  .help = "stop after N events", .umin = 1, .umax = 1000000000 },
+	{ "duration", 0, DC_OPT_DOUBLE, DC_FIELD(struct dc_trace_args, duration_s), "S",
+	  .help = "stop after S seconds", .dmin = 0, .dmax = 1e9, .flags = DC_OPT_F_MIN_EXCL },
+	{ "switch", 0, DC_OPT_STR, DC_FIELD(struct dc_trace_args, sw), "NAME",
+	  .help = "an emulated switch's admission drops instead (not with --cc)", .umax = 15 },
+	{ NULL },
+};

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `dcbpf sim`: the command line of the buffer-sharing simulator (engine
+ * in simengine.c, usage and CSV formats in docs/admission.md).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "credence/forest.h"
+#include "sim/simcmd.h"
+
+static const struct dc_opt_name alg_names[] = {
+	{ "cs", DC_ALG_CS }, { "dt", DC_ALG_DT }, { "abm", DC_ALG_ABM }, { "lqd", DC_ALG_LQD },
+	{ "credence", DC_ALG_CREDENCE }, { "followlqd", DC_ALG_FOLLOWLQD },
+	{ "all", DC_ALG_MAX }, { NULL },
+};
+
+static const struct dc_opt_name pred_names[] = {
+	{ "oracle", DC_SIM_PRED_ORACLE }, { "drop", DC_SIM_PRED_DROP },
+	{ "accept", DC_SIM_PRED_ACCEPT }, { "forest", DC_SIM_PRED_FOREST }, { NULL },
+};
+
+#define A struct dc_sim_args
+const struct dc_opt dc_sim_cmd_opts[] = {
+	{ "alg", 0, DC_OPT_ENUM, DC_FIELD(A, alg), NULL, .help = "admission algorithm, or all of them",
+	  .def = "dt", .names = alg_names },
+	DC_SIM_WORKLOAD_OPTS(A, sim),
+	{ "alpha", 0, DC_OPT_Q16, DC_FIELD(A, alpha_q16), "A", .help = "DT/ABM alpha of every priority",
+	  .def = "0.5", .dmin = 0, .dmax = 1024, .flags = DC_OPT_F_MIN_EXCL },
+	{ "alpha-first-rtt", 0, DC_OPT_Q16, DC_FIELD(A, alpha_first_rtt_q16), "A",
+	  .help = "ABM alpha of first-RTT packets", .def = "64", .dmin = 0, .dmax = 1024,
+	  .flags = DC_OPT_F_MIN_EXCL },
+	{ "abm-period", 0, DC_OPT_U64, DC_FIELD(A, abm_period), "SLOTS",
+	  .help = "ABM: slots between updates of n_p and gamma", .def = "1", .umin = 1,
+	  .umax = 1000000 },
+	{ "first-rtt-pkts", 0, DC_OPT_U64, DC_FIELD(A, first_rtt_pkts), "N",
+	  .help = "first packets of a generated flow marked first-RTT", .def = "16", .umax = 1000000 },
+	{ "seed", 0, DC_OPT_U64, DC_FIELD(A, seed), "S", .help = "seed of the generated workload",
+	  .def = "1" },
+	{ "predictor", 0, DC_OPT_ENUM, DC_FIELD(A, predictor), NULL,
+	  .help = "what Credence's predictions come from", .def = "oracle", .names = pred_names },
+	{ "model", 0, DC_OPT_PATH, DC_FIELD(A, model), "FILE",
+	  .help = "the forest of --predictor forest (dcbpf credence train)" },
+	{ "flip", 0, DC_OPT_DOUBLE, DC_FIELD(A, flip), "P",
+	  .help = "invert each prediction with probability P", .def = "0", .dmin = 0, .dmax = 1 },
+	{ "pred-seed", 0, DC_OPT_U64, DC_FIELD(A, pred_seed), "S", .help = "seed of --flip",
+	  .def = "1" },
+	{ "no-drain", 0, DC_OPT_FLAG, DC_FIELD(A, no_drain),
+	  .help = "with --trace: stop after the last arrival's slot" },
+	{ "write-trace", 0, DC_OPT_PATH, DC_FIELD(A, write_trace), "FILE",
+	  .help = "write the arrivals as a trace" },
+	{ "out", 0, DC_OPT_DIR, DC_FIELD(A, out), "DIR",
+	  .help = "write DIR/summary.csv and DIR/ports.csv" },
+	{ NULL },
+};
+#undef A
+
+const char dc_sim_cmd_doc[] =
+	"Discrete timeslots, one queue per port. Unit mode: B in packets, one packet\n"
+	"leaves each non-empty queue per slot. Byte mode: B in bytes, a port sends\n"
+	"--slot-bytes per slot. DT and ABM admit while q < T (q before the packet).\n"
+	"--trace replays a CSV whose header names its columns, in any order:\n"
+	"timeslot or time_ns (slot = time_ns / --slot-ns), port, priority, bytes,\n"
+	"optional first_rtt. Rows of one slot arrive in file order. A trace run lasts\n"
+	"until the last arrival, then keeps sending until the buffer is empty\n"
+	"(--no-drain: stop after the last arrival's slot); the workload options\n"
+	"(--workload --seed --slots --load --incast-* --first-rtt-pkts --mtu) are refused.\n"
+	"Incast responses have priority 1. Credence's predictor: oracle = LQD's fate of\n"
+	"the packet on the same arrivals; forest = the random forest of --model FILE\n"
+	"(dcbpf credence train) on the arriving packet's q, Q and their EWMAs in bytes\n"
+	"(unit mode: packets x --slot-bytes; EWMA time = slots x --slot-ns).\n"
+	"--flip P inverts each prediction with probability P (seeded by --pred-seed).\n"
+	"--out DIR writes DIR/summary.csv and DIR/ports.csv (per port: drop_thresh +\n"
+	"drop_full + drop_pred add up to the summary's drops).";
+
+/* Options of the generated workload that are sim's own (the shared ones
+ * are simopts.c's). */
+static const char *const wl_own[] = { "seed", "first-rtt-pkts", NULL };
+
+/* The settings of one run from the options; 0 or the exit code. */
+static int sim_setup(struct dc_ctx *ctx, int argc, char **argv, struct dc_sim_cfg *cfg,
+		     struct dc_sim_workload *wl)
+{
+	const struct dc_sim_args *o = ctx->opts;
+	bool given[DC_OPTS_MAX];
+	unsigned int i;
+	int rc;
+
+	rc = dc_sim_given(ctx, argc, argv, given);
+	if (rc)
+		return rc;
+	if (o->sim.trace &&
+	    dc_sim_trace_refuse(dc_sim_cmd_opts, given, wl_own,
+				"it shapes the generated workload; a trace run lasts until its last arrival, then drains the buffer (--no-drain: stop after the last arrival's slot)",
+				&ctx->err))
+		return EXIT_USAGE;
+	if (!o->sim.trace && o->no_drain)
+		return dc_fail(ctx, EXIT_USAGE,
+			       "--no-drain goes with --trace (a generated workload runs exactly --slots slots)");
+	if ((o->predictor == DC_SIM_PRED_FOREST) != !!o->model)
+		return dc_fail(ctx, EXIT_USAGE, "--predictor forest and --model FILE go together");
+	dc_sim_cfg_defaults(cfg);
+	dc_sim_workload_defaults(wl);
+	dc_sim_opts_apply(&o->sim, cfg, wl);
+	cfg->alg = o->alg == DC_ALG_MAX ? DC_ALG_DT : (__u32)o->alg;
+	for (i = 0; i < DC_SW_PRIOS; i++)
+		cfg->alpha_q16[i] = o->alpha_q16;
+	cfg->alpha_first_rtt_q16 = o->alpha_first_rtt_q16;
+	cfg->abm_period_slots = o->abm_period;
+	cfg->predictor = (__u32)o->predictor;
+	cfg->flip_q32 = (__u64)(o->flip * 4294967296.0 + 0.5);
+	cfg->pred_seed = o->pred_seed;
+	cfg->drain = o->sim.trace && !o->no_drain;
+	wl->seed = o->seed;
+	wl->first_rtt_pkts = o->first_rtt_pkts;
+	return 0;
+}
+
+int dc_sim_cmd(struct dc_ctx *ctx, int argc, char **argv)
+{
+	const struct dc_sim_args *o = ctx->opts;
+	struct dc_sim_cfg cfg, cfgs[DC_ALG_MAX];
+	struct dc_sim_workload wl;
+	struct dc_sim_result *res = NULL;
+	struct dc_sim_arrival *arr = NULL;
+	struct dc_rf_model *model = NULL;
+	unsigned int nr = 0, k;
+	size_t narr = 0;
+	int rc;
+
+	rc = sim_setup(ctx, argc, argv, &cfg, &wl);
+	if (rc)
+		return rc;
+	if (o->model) {
+		char why[DC_ERR_MSG_LEN];
+
+		model = malloc(sizeof(*model));
+		if (!model)
+			return dc_fail(ctx, EXIT_ERR, "out of memory");
+		if (dc_forest_read(o->model, model, why, sizeof(why))) {
+			free(model);
+			return dc_fail(ctx, EXIT_ERR, "%s", why);
+		}
+		cfg.model = model;
+	}
+	rc = o->sim.trace ? dc_sim_read_trace(o->sim.trace, cfg.slot_ns, &arr, &narr, &ctx->err) :
+			    dc_sim_generate(&cfg, &wl, &arr, &narr, &ctx->err);
+	if (rc)
+		goto out;
+	if (o->write_trace) {
+		rc = dc_sim_write_trace(o->write_trace, arr, narr, &ctx->err);
+		if (rc)
+			goto out;
+	}
+	res = calloc(DC_ALG_MAX, sizeof(*res));
+	if (!res) {
+		rc = dc_fail(ctx, EXIT_ERR, "out of memory");
+		goto out;
+	}
+	for (k = 0; k < DC_ALG_MAX; k++) {
+		if (o->alg != DC_ALG_MAX && k != cfg.alg)
+			continue;
+		cfgs[nr] = cfg;
+		cfgs[nr].alg = k;
+		rc = dc_sim_run(&cfgs[nr], arr, narr, o->sim.trace ? 0 : wl.slots, &res[nr], &ctx->err);
+		if (rc)
+			goto out;
+		nr++;
+	}
+	if (ctx->json)
+		dc_sim_print_json(&ctx->jw, cfgs, res, nr);
+	else
+		dc_sim_print_table(ctx->out, cfgs, res, nr, narr, o->sim.trace ? o->sim.trace : wl.kind);
+	if (o->out)
+		rc = dc_sim_write_csv(o->out, cfgs, res, nr, &ctx->err);
+out:
+	free(model);
+	free(res);
+	free(arr);
+	return rc;
+}

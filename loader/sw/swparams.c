@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The switch parameters (`sw.NAME.KEY`): one table of keys with their
+ * field in struct dc_sw_cfg, range, unit and meaning; parsing a value
+ * into a configuration, formatting it back, and the reference that
+ * `dcbpf switch params` prints.  Reference: docs/admission.md.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dcbpf/admit.h>
+
+#include "sw/swint.h"
+
+#define SOFF(f) offsetof(struct dc_sw_cfg, f)
+
+/*
+ * B below one MTU would drop everything; α up to 1024 keeps (B − Q)·α in
+ * 64 bits (include/dcbpf/admit.h); the ABM period is bounded below so the
+ * update cannot run more than 100 000 times a second.
+ */
+const struct sw_param sw_params[] = {
+	{ "alg", SW_K_ALG, SOFF(alg), 0, DC_ALG_FOLLOWLQD, 0, "-",
+	  "admission algorithm: cs, dt, abm, credence or followlqd (lqd is push-out: simulator only)" },
+	{ "buffer_bytes", DC_K_U32, SOFF(buffer_bytes), 1500, 0x7fffffff, 0, "bytes",
+	  "shared buffer B of the switch" },
+	{ "alpha", DC_K_Q16, SOFF(alpha_q16), 1, DC_ALPHA_MAX_Q16, DC_SW_PRIOS, "-",
+	  "α of priority P (alpha.P, P 0-7; bare alpha sets every priority), DT and ABM" },
+	{ "alpha_first_rtt", DC_K_Q16, SOFF(alpha_first_rtt_q16), 1, DC_ALPHA_MAX_Q16, 0, "-",
+	  "α of first-RTT (unscheduled) packets under ABM" },
+	{ "ecn_k_bytes", DC_K_U32, SOFF(ecn_k_bytes), 0, 0x7fffffff, 0, "bytes",
+	  "mark CE on ECN-capable IPv4 packets when their queue exceeds K; 0 = off" },
+	{ "abm_period_us", DC_K_U32, SOFF(abm_period_us), 10, 1000000, 0, "µs",
+	  "period of ABM's n_p and drain-rate update" },
+	{ "cred_drain", SW_K_DRAIN, SOFF(cred_drain), 0, DC_DRAIN_MAX - 1, 0, "-",
+	  "how Credence's and FollowLQD's virtual queues drain: time (× port rate), departures "
+	  "(of the real port) or hybrid (departures while the real queue is backlogged, time while idle)" },
+	{ "dscp", SW_K_DSCP, SOFF(dscp_prio), 0, DC_SW_PRIOS - 1, 64, "-",
+	  "priority of DSCP D (dscp.D, D 0-63); default D >> 3" },
+	{ "first_rtt", SW_K_FIRST_RTT, SOFF(dscp_prio), 0, 1, 64, "-",
+	  "1 = DSCP D marks first-RTT packets (first_rtt.D); default: odd DSCPs" },
+	{ "tag_port", SW_K_TAGPORT, SOFF(tag_port), 0, DC_SW_PORTS_MAX - 1, DC_SW_TAGS, "-",
+	  "port (index, as in switch status) that an Ethereal leaf steers path tag T to "
+	  "(tag_port.T, T 1-15): admission and ECN then use that uplink's queue; fib = the "
+	  "FIB's port" },
+};
+const unsigned int sw_nparams = sizeof(sw_params) / sizeof(sw_params[0]);
+
+void dc_sw_cfg_defaults(struct dc_sw_cfg *c)
+{
+	unsigned int i;
+
+	memset(c, 0, sizeof(*c));
+	c->alg = DC_ALG_DT;
+	c->buffer_bytes = DC_DEFAULT_BUFFER_BYTES;
+	c->ecn_k_bytes = 0;
+	c->abm_period_us = DC_DEFAULT_ABM_PERIOD_US;
+	c->alpha_first_rtt_q16 = DC_DEFAULT_ALPHA_FIRST_RTT_Q16;
+	c->cred_drain = DC_DRAIN_HYBRID;	/* docs/admission.md, "Drain rule" */
+	for (i = 0; i < DC_SW_PRIOS; i++)
+		c->alpha_q16[i] = DC_DEFAULT_ALPHA_Q16;
+	/* class selector → priority; the host marks first-RTT packets by
+	 * setting the otherwise unused low DSCP bit */
+	for (i = 0; i < 64; i++)
+		c->dscp_prio[i] = (__u8)(((i >> 3) & DC_SW_DSCP_PRIO_MASK) |
+					 (i & 1 ? DC_SW_DSCP_FIRST_RTT : 0));
+}
+
+static const char *const drain_names[DC_DRAIN_MAX] = { "time", "departures", "hybrid" };
+
+static const char *const alg_names[DC_ALG_MAX] = { "cs", "dt", "abm", "lqd", "credence",
+						      "followlqd" };
+
+const char *sw_alg_name(__u32 alg)
+{
+	return alg < DC_ALG_MAX ? alg_names[alg] : "?";
+}
+
+const char *sw_drain_name(__u32 drain)
+{
+	return drain < DC_DRAIN_MAX ? drain_names[drain] : "?";
+}
+
+static struct dc_param as_param(const struct sw_param *sp)
+{
+	struct dc_param p = { .name = sp->name, .scope = DC_SCOPE_CC,
+			      .kind = sp->kind < SW_K_ALG ? (enum dc_kind)sp->kind : DC_K_U32,
+			      .field = sp->name, .off = 0, .min = sp->min, .max = sp->max,
+			      .unit = sp->unit, .doc = sp->doc };
+	return p;
+}
+
+static void sw_range(const struct sw_param *sp, char *buf, size_t len)
+{
+	struct dc_param p = as_param(sp);
+
+	if (sp->kind == SW_K_ALG)
+		snprintf(buf, len, "cs, dt, abm, credence or followlqd");
+	else if (sp->kind == SW_K_DRAIN)
+		snprintf(buf, len, "time, departures or hybrid");
+	else if (sp->kind == SW_K_FIRST_RTT)
+		snprintf(buf, len, "0 or 1");
+	else if (sp->kind == SW_K_TAGPORT)
+		snprintf(buf, len, "fib or a port 0..%u", DC_SW_PORTS_MAX - 1);
+	else
+		dc_param_range(&p, buf, len);
+}
+
+/* "alpha.3" → parameter and index (-1 = all of an indexed one). */
+const struct sw_param *sw_param_find(const char *key, int *index, struct dc_err *err)
+{
+	const char *dot = strchr(key, '.');
+	size_t n = dot ? (size_t)(dot - key) : strlen(key);
+	unsigned int i;
+
+	*index = -1;
+	for (i = 0; i < sw_nparams; i++) {
+		const struct sw_param *sp = &sw_params[i];
+		char *end;
+		long v;
+
+		if (strlen(sp->name) != n || strncmp(sp->name, key, n))
+			continue;
+		if (!dot) {
+			if (sp->count && sp->kind != DC_K_Q16) {
+				dc_err_set(err, EXIT_USAGE, "'%s' needs an index: %s.I with I in 0..%u",
+					   key, sp->name, sp->count - 1);
+				return NULL;
+			}
+			return sp;
+		}
+		v = strtol(dot + 1, &end, 10);
+		if (!sp->count || *end || !dot[1] || v < 0 || v >= (long)sp->count) {
+			dc_err_set(err, EXIT_USAGE, "'%s': %s", key,
+				   sp->count ? "index out of range" : "takes no index");
+			return NULL;
+		}
+		*index = (int)v;
+		return sp;
+	}
+	{
+		char keys[160];
+		size_t off = 0;
+
+		keys[0] = '\0';
+		for (i = 0; i < sw_nparams && off < sizeof(keys); i++)
+			off += (size_t)snprintf(keys + off, sizeof(keys) - off, " %s%s",
+						sw_params[i].name, sw_params[i].count ? ".I" : "");
+		dc_err_set(err, EXIT_USAGE, "unknown switch key '%s'; keys:%s", key, keys);
+	}
+	return NULL;
+}
+
+/* Parse one value into cfg.  On error nothing changes and *why says why. */
+static int sw_param_apply(const struct sw_param *sp, int index, const char *text,
+			  struct dc_sw_cfg *cfg, char *why, size_t whylen)
+{
+	struct dc_param p = as_param(sp);
+	__u32 v = 0;
+	unsigned int i;
+
+	if (sp->kind == SW_K_ALG) {
+		for (i = 0; i < DC_ALG_MAX; i++)
+			if (i != DC_ALG_LQD && !strcmp(text, alg_names[i])) {
+				cfg->alg = i;
+				return 0;
+			}
+		snprintf(why, whylen, !strcmp(text, "lqd") ?
+			 "lqd pushes packets out of the queue: only dcbpf sim can run it" :
+			 "unknown algorithm");
+		return -1;
+	}
+	if (sp->kind == SW_K_DRAIN) {
+		for (i = 0; i < DC_DRAIN_MAX; i++)
+			if (!strcmp(text, drain_names[i])) {
+				cfg->cred_drain = i;
+				return 0;
+			}
+		snprintf(why, whylen, "unknown drain rule (time, departures or hybrid)");
+		return -1;
+	}
+	if (sp->kind == SW_K_TAGPORT) {
+		if (index < 1) {
+			snprintf(why, whylen, "path tags are 1..%u (tag_port.T)", DC_SW_TAGS - 1);
+			return -1;
+		}
+		if (!strcmp(text, "fib")) {
+			cfg->tag_port[index] = 0;
+			return 0;
+		}
+	}
+	if (sp->kind == SW_K_FIRST_RTT)
+		p.kind = DC_K_BOOL;
+	if (dc_param_parse(&p, text, &v, why, whylen))
+		return -1;
+	switch (sp->kind) {
+	case SW_K_DSCP:
+		cfg->dscp_prio[index] = (__u8)((cfg->dscp_prio[index] & ~DC_SW_DSCP_PRIO_MASK) | v);
+		return 0;
+	case SW_K_FIRST_RTT:
+		cfg->dscp_prio[index] = (__u8)((cfg->dscp_prio[index] & ~DC_SW_DSCP_FIRST_RTT) |
+					       (v ? DC_SW_DSCP_FIRST_RTT : 0));
+		return 0;
+	case SW_K_TAGPORT:
+		cfg->tag_port[index] = (__u8)(v + 1);
+		return 0;
+	default:
+		break;
+	}
+	if (sp->count) {
+		for (i = 0; i < sp->count; i++)
+			if (index < 0 || (int)i == index)
+				((__u32 *)((char *)cfg + sp->off))[i] = v;
+		return 0;
+	}
+	*(__u32 *)((char *)cfg + sp->off) = v;
+	return 0;
+}
+
+void sw_param_format(const struct sw_param *sp, int index, const struct dc_sw_cfg *cfg,
+			    char *buf, size_t len)
+{
+	struct dc_param p = as_param(sp);
+	__u32 v;
+
+	switch (sp->kind) {
+	case SW_K_ALG:
+		snprintf(buf, len, "%s", sw_alg_name(cfg->alg));
+		return;
+	case SW_K_DRAIN:
+		snprintf(buf, len, "%s", sw_drain_name(cfg->cred_drain));
+		return;
+	case SW_K_DSCP:
+		snprintf(buf, len, "%u", cfg->dscp_prio[index] & DC_SW_DSCP_PRIO_MASK);
+		return;
+	case SW_K_FIRST_RTT:
+		snprintf(buf, len, "%u", cfg->dscp_prio[index] & DC_SW_DSCP_FIRST_RTT ? 1 : 0);
+		return;
+	case SW_K_TAGPORT:
+		if (index < 0 || !cfg->tag_port[index])
+			snprintf(buf, len, "fib");
+		else
+			snprintf(buf, len, "%u", cfg->tag_port[index] - 1u);
+		return;
+	default:
+		break;
+	}
+	v = ((const __u32 *)((const char *)cfg + sp->off))[index < 0 ? 0 : index];
+	dc_param_format(&p, &v, buf, len);
+}
+
+/* One row of the reference: the key as written, its default (of index 0
+ * for an indexed key) and what it allows. */
+struct sw_ref {
+	char key[32], val[64], range[64];
+};
+
+static void sw_ref_row(const struct sw_param *sp, const struct dc_sw_cfg *def, struct sw_ref *r)
+{
+	snprintf(r->key, sizeof(r->key), "%s%s", sp->name, sp->count ? ".I" : "");
+	sw_param_format(sp, sp->count ? 0 : -1, def, r->val, sizeof(r->val));
+	sw_range(sp, r->range, sizeof(r->range));
+}
+
+void dc_sw_print_doc(FILE *f)
+{
+	struct dc_sw_cfg def;
+	struct sw_ref r;
+	unsigned int i;
+
+	dc_sw_cfg_defaults(&def);
+	fprintf(f, "| key (sw.NAME.…) | default | allowed | unit | meaning |\n|---|---|---|---|---|\n");
+	for (i = 0; i < sw_nparams; i++) {
+		sw_ref_row(&sw_params[i], &def, &r);
+		fprintf(f, "| `%s` | `%s`%s | %s | %s | %s |\n", r.key, r.val,
+			sw_params[i].count ? " (I = 0)" : "", r.range, sw_params[i].unit,
+			sw_params[i].doc);
+	}
+}
+
+bool sw_valid_name(const char *n)
+{
+	size_t i, l = strlen(n);
+
+	if (!l || l >= DC_SW_NAME_LEN)
+		return false;
+	for (i = 0; i < l; i++)
+		if (!isalnum((unsigned char)n[i]) && n[i] != '-' && n[i] != '_')
+			return false;
+	return true;
+}
+
+int sw_assign(const char *kv, struct dc_sw_cfg *cfg, const char *prefix, struct dc_err *err)
+{
+	const char *eq = strchr(kv, '=');
+	const struct sw_param *sp;
+	char key[96], why[384], range[64];
+	int index;
+
+	if (!eq || eq == kv)
+		return dc_err_set(err, EXIT_USAGE, "'%s': expected %sKEY=VALUE", kv, prefix);
+	snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
+	sp = sw_param_find(key, &index, err);
+	if (!sp) {
+		char m[DC_ERR_MSG_LEN];
+
+		snprintf(m, sizeof(m), "%s", err->msg);
+		return dc_err_set(err, EXIT_USAGE, "%s%s", prefix, m);
+	}
+	if (sw_param_apply(sp, index, eq + 1, cfg, why, sizeof(why))) {
+		sw_range(sp, range, sizeof(range));
+		return dc_err_set(err, EXIT_USAGE, "%s%s = %s: %s; allowed %s%s%s", prefix, key, eq + 1,
+				  why, range, strcmp(sp->unit, "-") ? " " : "",
+				  strcmp(sp->unit, "-") ? sp->unit : "");
+	}
+	return 0;
+}
+
+/* `dcbpf switch params`: the reference as markdown, or one object per key. */
+int sw_cmd_params(struct dc_ctx *ctx, int argc, char **argv)
+{
+	struct jw *j = &ctx->jw;
+	struct dc_sw_cfg def;
+	struct sw_ref r;
+	unsigned int i;
+
+	(void)argc;
+	(void)argv;
+	if (!ctx->json) {
+		dc_sw_print_doc(ctx->out);
+		return EXIT_OK;
+	}
+	dc_sw_cfg_defaults(&def);
+	jw_arr(j, NULL);
+	for (i = 0; i < sw_nparams; i++) {
+		sw_ref_row(&sw_params[i], &def, &r);
+		jw_obj(j, NULL);
+		jw_str(j, "key", r.key);
+		jw_str(j, "default", r.val);
+		if (sw_params[i].count)
+			jw_u64(j, "count", sw_params[i].count);
+		jw_str(j, "allowed", r.range);
+		jw_str(j, "unit", sw_params[i].unit);
+		jw_str(j, "doc", sw_params[i].doc);
+		jw_end_obj(j);
+	}
+	jw_end_arr(j);
+	jw_done(j);
+	return EXIT_OK;
+}

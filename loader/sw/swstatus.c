@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * What a switch shows: `dcbpf switch status NAME` (configuration,
+ * occupancy, model, per-port queues, thresholds and counters),
+ * `switch list`, and the one line per switch of `dcbpf status`.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <dcbpf/admit.h>
+#include <dcbpf/vlqd.h>
+
+#include "counters.h"
+#include "sw/swint.h"
+
+int sw_cmd_status(struct dc_ctx *ctx, int argc, char **argv)
+{
+	const struct sw_name_args *args = ctx->opts;
+	const char *pin_dir = ctx->pin_dir;
+	struct jw *j = &ctx->jw;
+	bool json = ctx->json;
+	FILE *out = ctx->out;
+	static struct dc_rf_model model;
+	struct dc_sw_meta meta;
+	struct dc_sw_cfg cfg;
+	struct dc_sw_state st;
+	struct dc_sw_cred cr;
+	struct sw s;
+	__u32 zero = 0, i, pr;
+	char a[32], why[512];
+	bool cred, model_loaded;
+	/* every counter of each port, for the text table after the ports */
+	static struct dc_sw_counters tots[DC_SW_PORTS_MAX];
+	static char ifn[DC_SW_PORTS_MAX][DC_SW_IFNAME_LEN + 1];
+	const void *tv[DC_SW_PORTS_MAX];
+	const char *tc[DC_SW_PORTS_MAX];
+	unsigned int nt = 0;
+
+	(void)argc;
+	(void)argv;
+	if (sw_open(pin_dir, args->name, &s, &ctx->err))
+		return EXIT_ERR;
+	if (sw_read_cfg(&s, &meta, &cfg) || bpf_map_lookup_elem(s.state, &zero, &st)) {
+		dc_fail(ctx, EXIT_ERR, "switch %s: reading %s failed: %s", s.name, s.dir,
+			strerror(errno));
+		sw_close(&s);
+		return EXIT_ERR;
+	}
+	dc_q16_format(cfg.alpha_q16[0], a, sizeof(a));
+	cred = cfg.alg == DC_ALG_CREDENCE || cfg.alg == DC_ALG_FOLLOWLQD;
+	if (dc_sw_model_get(pin_dir, s.name, &model, &model_loaded, why, sizeof(why)))
+		model_loaded = false;
+	{
+		char dir[DC_PATH_LEN + 64];
+		int cfd;
+
+		snprintf(dir, sizeof(dir), "%s", s.dir);
+		memset(&cr, 0, sizeof(cr));
+		cfd = dc_pinned_map_open(dir, M_CRED, BPF_MAP_TYPE_ARRAY, 4, sizeof(cr), why,
+					 sizeof(why));
+		if (cfd >= 0) {
+			bpf_map_lookup_elem(cfd, &zero, &cr);
+			close(cfd);
+		}
+		/* the record is as of each port's last arrival: drain it to now
+		 * the way the next arrival would (include/dcbpf/vlqd.h) */
+		{
+			struct dc_vlqd_obs obs[DC_SW_PORTS_MAX];
+			struct dc_sw_port p;
+			__u32 k;
+
+			memset(obs, 0, sizeof(obs));
+			for (k = 0; k < DC_SW_PORTS_MAX; k++)
+				if (!bpf_map_lookup_elem(s.port, &k, &p)) {
+					obs[k].tx_bytes = p.tx_bytes;
+					obs[k].q_bytes = p.qlen_bytes;
+				}
+			dc_vlqd_sync(&cr, sw_mono_ns(), cfg.cred_drain, obs);
+		}
+	}
+	if (json) {
+		jw_obj(j, NULL);
+		jw_str(j, "name", s.name);
+		jw_str(j, "netns", meta.netns);
+		jw_u64(j, "netns_ino", meta.netns_ino);
+		jw_str(j, "xdp_mode", meta.xdp_flags == XDP_FLAGS_SKB_MODE ? "generic" : "native");
+		jw_str(j, "alg", sw_alg_name(cfg.alg));
+		jw_u64(j, "buffer_bytes", cfg.buffer_bytes);
+		jw_raw(j, "alpha0", a);
+		jw_u64(j, "ecn_k_bytes", cfg.ecn_k_bytes);
+		jw_u64(j, "occupancy_bytes", st.occupancy_bytes);
+		jw_u64(j, "occupancy_pkts", st.occupancy_pkts);
+		jw_u64(j, "abm_congested", st.abm_congested);
+		jw_u64(j, "abm_updates", st.abm_updates);
+		jw_bool(j, "model_loaded", model_loaded);
+		jw_u64(j, "model_loads", meta.model_loads);
+		jw_u64(j, "model_slot", meta.model_slot);
+		jw_u64(j, "model_trees", model_loaded ? model.n_trees : 0);
+		jw_u64(j, "model_depth", model_loaded ? model.depth : 0);
+		jw_u64(j, "model_ewma_period_ns", model_loaded ? model.ewma_period_ns : 0);
+		jw_u64(j, "vlqd_gamma_bytes", cr.gamma_bytes);
+		jw_str(j, "cred_drain", sw_drain_name(cfg.cred_drain));
+		jw_u64(j, "ev_sample_every", cfg.ev_sample_every);
+		jw_u64(j, "ev_drops", cfg.ev_drops);
+		jw_arr(j, "ports");
+	} else {
+		fprintf(out, "switch %s: netns %s (inode %u), xdp %s, pinned under %s\n", s.name, meta.netns,
+		       meta.netns_ino, meta.xdp_flags == XDP_FLAGS_SKB_MODE ? "generic" : "native", s.dir);
+		fprintf(out, "algorithm %s, B %u bytes, alpha.0 %s, ecn_k %u bytes; occupancy Q %llu bytes (%.1f%% of B), %llu packets; ABM n_p %u, %llu updates\n",
+		       sw_alg_name(cfg.alg), cfg.buffer_bytes, a, cfg.ecn_k_bytes,
+		       (unsigned long long)st.occupancy_bytes,
+		       cfg.buffer_bytes ? 100.0 * (double)st.occupancy_bytes / cfg.buffer_bytes : 0.0,
+		       (unsigned long long)st.occupancy_pkts, st.abm_congested,
+		       (unsigned long long)st.abm_updates);
+		if (model_loaded)
+			fprintf(out, "credence model: %u trees, depth %u, EWMA period %u ns (slot %u, %u load(s))\n",
+			       model.n_trees, model.depth, model.ewma_period_ns, meta.model_slot & 1,
+			       meta.model_loads);
+		else
+			fprintf(out, "credence model: none loaded (credence admits where it would ask: FollowLQD + safeguard)\n");
+		if (cred)
+			fprintf(out, "virtual LQD: Γ = %llu bytes, drain %s\n", (unsigned long long)cr.gamma_bytes,
+			       sw_drain_name(cfg.cred_drain));
+		fprintf(out, "%-4s %-15s %6s %10s %6s %10s %10s %6s %12s %10s %10s %10s %8s", "port", "ifname",
+		       "mbps", "qlen_B", "pkts", "T_now_B", "T_last_B", "gamma", "tx_bytes", "admit",
+		       "drop_thr", "drop_full", "ecn");
+		if (cred)
+			fprintf(out, " %10s %10s %10s %10s %10s", "T_vlqd_B", "pred_ask", "drop_pred",
+			       "no_model", "safeguard");
+		fprintf(out, "\n");
+	}
+	for (i = 0; i < DC_SW_PORTS_MAX; i++) {
+		struct dc_sw_counters tot, c;
+		struct dc_sw_port p;
+		struct dc_adm_in in;
+		__u64 tnow;
+
+		if (bpf_map_lookup_elem(s.port, &i, &p) || !p.rate_mbps)
+			continue;
+		memset(&tot, 0, sizeof(tot));
+		for (pr = 0; pr < DC_SW_PRIOS; pr++) {
+			if (sw_sum_counters(s.cnt, i * DC_SW_PRIOS + pr, &c))
+				continue;
+			dc_ctr_add(&dc_ctr_sw, &tot, &c);
+		}
+		tots[nt] = tot;
+		snprintf(ifn[nt], sizeof(ifn[nt]), "%.*s", DC_SW_IFNAME_LEN, p.ifname);
+		tv[nt] = &tots[nt];
+		tc[nt] = ifn[nt];
+		nt++;
+		/* the threshold a priority-0 packet would meet now */
+		in = (struct dc_adm_in){ .q = p.qlen_bytes, .Q = st.occupancy_bytes,
+					 .B = cfg.buffer_bytes, .len = 0, .alpha_q16 = cfg.alpha_q16[0],
+					 .gamma_q16 = p.gamma_q16 ? p.gamma_q16 : (__u32)DC_Q16_ONE,
+					 .n_congested = st.abm_congested };
+		tnow = cred ? cr.T_bytes[i] : dc_adm_threshold(cfg.alg, &in);
+		if (json) {
+			jw_obj(j, NULL);
+			jw_u64(j, "port", i);
+			jw_str(j, "ifname", p.ifname);
+			jw_u64(j, "rate_mbps", p.rate_mbps);
+			jw_u64(j, "qlen_bytes", p.qlen_bytes);
+			jw_u64(j, "qlen_pkts", p.qlen_pkts);
+			jw_u64(j, "thresh_now_bytes", tnow);
+			jw_u64(j, "thresh_last_bytes", p.thresh_bytes);
+			jw_u64(j, "gamma_q16", p.gamma_q16);
+			jw_u64(j, "tx_bytes", p.tx_bytes);
+			jw_u64(j, "tx_pkts", p.tx_pkts);
+			jw_u64(j, "vlqd_thresh_bytes", cr.T_bytes[i]);
+			dc_ctr_json(j, &dc_ctr_sw, &tot, DC_CTR_NOPORT);
+			jw_end_obj(j);
+		} else {
+			fprintf(out, "%-4u %-15s %6u %10llu %6llu %10llu %10llu %6.3f %12llu %10llu %10llu %10llu %8llu",
+			       i, p.ifname, p.rate_mbps, (unsigned long long)p.qlen_bytes,
+			       (unsigned long long)p.qlen_pkts, (unsigned long long)tnow,
+			       (unsigned long long)p.thresh_bytes, (double)p.gamma_q16 / DC_Q16_ONE,
+			       (unsigned long long)p.tx_bytes, (unsigned long long)tot.admit_pkts,
+			       (unsigned long long)tot.drop_thresh_pkts,
+			       (unsigned long long)tot.drop_full_pkts,
+			       (unsigned long long)tot.ecn_marked_pkts);
+			if (cred)
+				fprintf(out, " %10llu %10llu %10llu %10llu %10llu",
+				       (unsigned long long)cr.T_bytes[i],
+				       (unsigned long long)tot.pred_asked_pkts,
+				       (unsigned long long)tot.drop_pred_pkts,
+				       (unsigned long long)tot.pred_nomodel_pkts,
+				       (unsigned long long)tot.safeguard_pkts);
+			fprintf(out, "\n");
+		}
+	}
+	{
+		struct dc_sw_counters o;
+
+		sw_sum_counters(s.cnt, DC_SW_CNT_OTHER, &o);
+		if (json) {
+			jw_end_arr(j);
+			jw_u64(j, "other_pkts", o.other_pkts);
+			jw_end_obj(j);
+			jw_done(j);
+		} else {
+			if (nt) {
+				fprintf(out, "counters per port (dc_sw_cnt, all priorities and CPUs):\n");
+				dc_ctr_table(out, &dc_ctr_sw, nt, tc, tv, DC_CTR_NOPORT);
+			}
+			fprintf(out, "passed without a decision (not IP, no route, not to a switch port): %llu\n",
+			       (unsigned long long)o.other_pkts);
+		}
+	}
+	sw_close(&s);
+	return EXIT_OK;
+}
+
+void dc_sw_status_brief(const char *pin_dir, bool json, struct jw *j)
+{
+	char names[64][DC_SW_NAME_LEN];
+	int n = sw_list(pin_dir, names, 64), k;
+
+	if (json)
+		jw_arr(j, "switches");
+	else if (n)
+		printf("%-15s %-9s %12s %12s %6s\n", "switch", "alg", "occupancy_B", "buffer_B", "ports");
+	for (k = 0; k < n; k++) {
+		struct dc_sw_meta meta;
+		struct dc_sw_cfg cfg;
+		struct dc_sw_state st;
+		struct sw s;
+		__u32 zero = 0;
+		struct dc_err err = { 0 };
+
+		/* a half-removed switch is simply not listed */
+		if (sw_open(pin_dir, names[k], &s, &err))
+			continue;
+		if (!sw_read_cfg(&s, &meta, &cfg) && !bpf_map_lookup_elem(s.state, &zero, &st)) {
+			if (json) {
+				jw_obj(j, NULL);
+				jw_str(j, "name", names[k]);
+				jw_str(j, "alg", sw_alg_name(cfg.alg));
+				jw_u64(j, "occupancy_bytes", st.occupancy_bytes);
+				jw_u64(j, "buffer_bytes", cfg.buffer_bytes);
+				jw_u64(j, "ports", meta.nports);
+				jw_end_obj(j);
+			} else {
+				printf("%-15s %-9s %12llu %12u %6u\n", names[k], sw_alg_name(cfg.alg),
+				       (unsigned long long)st.occupancy_bytes, cfg.buffer_bytes, meta.nports);
+			}
+		}
+		sw_close(&s);
+	}
+	if (json)
+		jw_end_arr(j);
+}
+
+
+int sw_cmd_list(struct dc_ctx *ctx, int argc, char **argv)
+{
+	char names[64][DC_SW_NAME_LEN];
+	int n = sw_list(ctx->pin_dir, names, 64), k;
+
+	(void)argc;
+	(void)argv;
+	if (ctx->json) {
+		jw_arr(&ctx->jw, NULL);
+		for (k = 0; k < n; k++)
+			jw_str(&ctx->jw, NULL, names[k]);
+		jw_end_arr(&ctx->jw);
+		jw_done(&ctx->jw);
+		return EXIT_OK;
+	}
+	for (k = 0; k < n; k++)
+		fprintf(ctx->out, "%s\n", names[k]);
+	return EXIT_OK;
+}
