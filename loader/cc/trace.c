@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * `dcbpf trace`: stream PowerTCP / θ-PowerTCP per-ACK decisions from the
+ * `dcbpf trace`: stream the per-ACK decisions of PowerTCP, θ-PowerTCP and
+ * the baselines HPCC and TIMELY from the
  * pinned ring buffer dc_cc_trace, as a table, CSV or a JSON array (one
  * object per event, written as they come); with --switch NAME, an emulated
  * switch's admission drops instead (loader/sw/).  Tracing costs the CC a
@@ -9,7 +10,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,16 +24,9 @@
 #include "cli.h"
 #include "config.h"
 #include "pins.h"
+#include "ring.h"
 #include "sw/swctl.h"
 #include "cc/trace.h"
-
-static volatile sig_atomic_t trace_stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	trace_stop = 1;
-}
 
 struct trace_run {
 	struct dc_ctx *ctx;
@@ -52,6 +45,23 @@ static const char *mode_name(__u32 mode)
 	}
 }
 
+/* The CC's name, and its short form for the table. */
+static const char *cc_name(__u32 cc)
+{
+	return cc < DC_CC_MAX ? dc_ccs[cc].name : "?";
+}
+
+static const char *cc_short(__u32 cc)
+{
+	switch (cc) {
+	case DC_CC_POWERTCP: return "ptcp";
+	case DC_CC_THETA: return "theta";
+	case DC_CC_HPCC: return "hpcc";
+	case DC_CC_TIMELY: return "timely";
+	default: return "?";
+	}
+}
+
 static void event_json(struct jw *j, const struct dc_cc_event *e, const char *src,
 		       const char *dst, double rate_mbps, double power)
 {
@@ -63,7 +73,7 @@ static void event_json(struct jw *j, const struct dc_cc_event *e, const char *sr
 	jw_u64(j, "sport", e->key.sport);
 	jw_str(j, "daddr", dst);
 	jw_u64(j, "dport", e->key.dport);
-	jw_str(j, "cc", e->cc == DC_CC_THETA ? "theta_powertcp" : "powertcp");
+	jw_str(j, "cc", cc_name(e->cc));
 	jw_str(j, "mode", mode_name(e->mode));
 	jw_u64(j, "cwnd_bytes", e->cwnd_bytes);
 	jw_u64(j, "snd_cwnd_pkts", e->snd_cwnd_pkts);
@@ -103,17 +113,17 @@ static int on_event(void *arg, void *data, size_t len)
 	else if (t->a->csv)
 		fprintf(out, "%llu,%s,%u,%s,%u,%s,%s,%u,%u,%.1f,%.4f,%u,%u,%u,%u,%u\n",
 			(unsigned long long)e->ts_ns, src, e->key.sport, dst, e->key.dport,
-			e->cc == DC_CC_THETA ? "theta_powertcp" : "powertcp", mode_name(e->mode),
+			cc_name(e->cc), mode_name(e->mode),
 			e->cwnd_bytes, e->snd_cwnd_pkts, rate_mbps, power, e->rtt_us, e->tau_us,
 			e->nhops, e->bottleneck_hop, e->updated);
 	else
 		fprintf(out, "%10.3f %15s:%-5u %15s:%-5u %-6s %-5s %10u %6u %9.1f %8.3f %7u %6u %4u "
 			"%3u %s\n", (double)(e->ts_ns - t->t0_ns) / 1e6, src, e->key.sport, dst,
-			e->key.dport, e->cc == DC_CC_THETA ? "theta" : "ptcp", mode_name(e->mode),
+			e->key.dport, cc_short(e->cc), mode_name(e->mode),
 			e->cwnd_bytes, e->snd_cwnd_pkts, rate_mbps, power, e->rtt_us, e->tau_us,
 			e->nhops, e->bottleneck_hop, e->updated ? "*" : "");
 	if (t->a->count && ++t->seen >= t->a->count)
-		trace_stop = 1;
+		dc_ring_stop();
 	return 0;
 }
 
@@ -148,33 +158,14 @@ static int trace_switch(struct dc_ctx *ctx, const struct dc_trace_args *a)
 	return rc;
 }
 
-static int trace_poll(struct dc_ctx *ctx, struct ring_buffer *rb, double duration_s)
-{
-	struct timespec start, now;
-
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (!trace_stop) {
-		int n = ring_buffer__poll(rb, 100);
-
-		if (n < 0 && n != -EINTR)
-			return dc_fail(ctx, EXIT_ERR, "reading %s: %s", DC_MAP_TRACE, strerror(-n));
-		fflush(ctx->out);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (duration_s > 0 && (now.tv_sec - start.tv_sec) +
-					      (now.tv_nsec - start.tv_nsec) / 1e9 >= duration_s)
-			break;
-	}
-	return EXIT_OK;
-}
-
 int dc_trace_main(struct dc_ctx *ctx, int argc, char **argv)
 {
 	const struct dc_trace_args *a = ctx->opts;
 	struct trace_run t = { .ctx = ctx, .a = a };
-	struct ring_buffer *rb = NULL;
+	struct dc_ring ring = { .fd = -1 };
 	char path[DC_PATH_LEN + 32];
 	__u32 zero = 0, on = 1, off = 0;
-	int rb_fd, on_fd, rc = EXIT_OK;
+	int on_fd, rc = EXIT_OK;
 	bool started = false;
 
 	(void)argc;
@@ -184,23 +175,18 @@ int dc_trace_main(struct dc_ctx *ctx, int argc, char **argv)
 			       "traces drops, not a CC)");
 	if (a->sw)
 		return trace_switch(ctx, a);
-	dc_pin_map_path(path, sizeof(path), ctx->pin_dir, DC_MAP_TRACE);
-	rb_fd = bpf_obj_get(path);
 	dc_pin_map_path(path, sizeof(path), ctx->pin_dir, DC_MAP_TRON);
 	on_fd = bpf_obj_get(path);
-	if (rb_fd < 0 || on_fd < 0) {
-		rc = dc_fail(ctx, EXIT_ERR, "cannot open %s/%s and %s: %s (is dcbpfd running with this "
-			     "pin dir?)", ctx->pin_dir, DC_MAP_TRACE, DC_MAP_TRON, strerror(errno));
+	if (on_fd < 0) {
+		rc = dc_fail(ctx, EXIT_ERR, "cannot open %s: %s (is dcbpfd running with this pin "
+			     "dir?)", path, strerror(errno));
 		goto out;
 	}
-	rb = ring_buffer__new(rb_fd, on_event, &t, NULL);
-	if (!rb) {
-		rc = dc_fail(ctx, EXIT_ERR, "ring buffer %s: %s", DC_MAP_TRACE, strerror(errno));
+	dc_pin_map_path(path, sizeof(path), ctx->pin_dir, DC_MAP_TRACE);
+	if (dc_ring_open(&ring, path, DC_MAP_TRACE, on_event, &t, &ctx->err)) {
+		rc = EXIT_ERR;
 		goto out;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGPIPE, on_signal);
 	if (bpf_map_update_elem(on_fd, &zero, &on, BPF_ANY)) {
 		rc = dc_fail(ctx, EXIT_ERR, "cannot switch tracing on in %s: %s", DC_MAP_TRON,
 			     strerror(errno));
@@ -208,15 +194,13 @@ int dc_trace_main(struct dc_ctx *ctx, int argc, char **argv)
 	}
 	header(ctx, a->csv);
 	started = true;
-	rc = trace_poll(ctx, rb, a->duration_s);
+	rc = dc_ring_run(&ring, DC_MAP_TRACE, a->duration_s, ctx->out, &ctx->err);
 out:
 	if (on_fd >= 0) {
 		bpf_map_update_elem(on_fd, &zero, &off, BPF_ANY);
 		close(on_fd);
 	}
-	ring_buffer__free(rb);
-	if (rb_fd >= 0)
-		close(rb_fd);
+	dc_ring_close(&ring);
 	/* the array closes whatever ended the trace; an error follows it */
 	if (started && ctx->json) {
 		jw_end_arr(&ctx->jw);
@@ -228,6 +212,8 @@ out:
 static const struct dc_opt_name trace_ccs[] = {
 	{ "powertcp", DC_CC_POWERTCP + 1 },
 	{ "theta_powertcp", DC_CC_THETA + 1 },
+	{ "hpcc", DC_CC_HPCC + 1 },
+	{ "timely", DC_CC_TIMELY + 1 },
 	{ NULL },
 };
 
@@ -235,7 +221,7 @@ const struct dc_opt dc_trace_opts[] = {
 	{ "csv", 0, DC_OPT_FLAG, DC_FIELD(struct dc_trace_args, csv), NULL,
 	  .help = "comma-separated values with a header line" },
 	{ "cc", 0, DC_OPT_ENUM, DC_FIELD(struct dc_trace_args, cc), NULL,
-	  .help = "only this congestion control (default: both)", .names = trace_ccs },
+	  .help = "only this congestion control (default: all)", .names = trace_ccs },
 	{ "count", 0, DC_OPT_U64, DC_FIELD(struct dc_trace_args, count), "N",
 	  .help = "stop after N events", .umin = 1, .umax = 1000000000 },
 	{ "duration", 0, DC_OPT_DOUBLE, DC_FIELD(struct dc_trace_args, duration_s), "S",

@@ -7,7 +7,6 @@
  * `dcbpf trace --switch`.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -22,6 +21,7 @@
 
 #include "attach.h"
 #include "pins.h"
+#include "ring.h"
 #include "sw/swint.h"
 
 /* Root qdisc backlog of every interface in the current namespace. */
@@ -156,14 +156,6 @@ int sw_cmd_sample(struct dc_ctx *ctx, int argc, char **argv)
 
 /* ---- events: capture (simulator trace) and drop trace ----------------------------- */
 
-static volatile sig_atomic_t ev_stop;
-
-static void ev_on_signal(int sig)
-{
-	(void)sig;
-	ev_stop = 1;
-}
-
 typedef int (*ev_fn)(void *arg, const struct dc_sw_event *e);
 
 struct ev_sink {
@@ -175,10 +167,10 @@ static int ev_dispatch(void *arg, void *data, size_t len)
 {
 	struct ev_sink *k = arg;
 
-	if (ev_stop || len < sizeof(struct dc_sw_event))
+	if (dc_ring_stopped() || len < sizeof(struct dc_sw_event))
 		return 0;
 	if (k->fn(k->arg, data))
-		ev_stop = 1;
+		dc_ring_stop();
 	return 0;
 }
 
@@ -221,13 +213,12 @@ static int sw_events(const char *pin_dir, const char *name, __u32 every, bool dr
 		     double duration_s, ev_fn fn, void *arg, __u64 *lost, struct dc_err *e)
 {
 	struct ev_sink sink = { fn, arg };
-	struct ring_buffer *rb = NULL;
+	struct dc_ring ring;
 	struct dc_sw_meta meta;
 	struct dc_sw_cfg old;
-	struct timespec t0, now;
 	char path[DC_PATH_LEN + 128];
 	__u64 lost0;
-	int rb_fd, rc = EXIT_OK, err;
+	int rc = EXIT_OK, err;
 	struct sw s;
 
 	*lost = 0;
@@ -238,47 +229,22 @@ static int sw_events(const char *pin_dir, const char *name, __u32 every, bool dr
 		return dc_err_set(e, EXIT_ERR, "switch %s: reading %s failed", name, M_CFG);
 	}
 	dc_pin_map_path(path, sizeof(path), s.dir, M_EVENTS);
-	rb_fd = bpf_obj_get(path);
-	if (rb_fd < 0) {
-		dc_err_set(e, EXIT_ERR,
-			   "switch %s: cannot open %s: %s (switch started by an older dcbpf? 'dcbpf switch down' and up again)",
-			   name, path, strerror(errno));
-		sw_close(&s);
-		return EXIT_ERR;
-	}
-	rb = ring_buffer__new(rb_fd, ev_dispatch, &sink, NULL);
-	if (!rb) {
-		dc_err_set(e, EXIT_ERR, "switch %s: ring buffer %s: %s", name, M_EVENTS,
-			   strerror(errno));
-		close(rb_fd);
+	if (dc_ring_open(&ring, path, M_EVENTS, ev_dispatch, &sink, e)) {
+		dc_err_prefix(e, "switch %s (started by an older dcbpf? 'dcbpf switch down' and up "
+			      "again)", name);
 		sw_close(&s);
 		return EXIT_ERR;
 	}
 	lost0 = ev_lost_total(&s);
-	ev_stop = 0;
-	signal(SIGINT, ev_on_signal);
-	signal(SIGTERM, ev_on_signal);
-	signal(SIGPIPE, ev_on_signal);
 	err = ev_set(&s, !drops, drops ? 1 : every);
 	if (err) {
 		rc = dc_err_set(e, EXIT_ERR, "switch %s: switching events on failed: %s", name,
 				strerror(-err));
 		goto out;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!ev_stop) {
-		int n = ring_buffer__poll(rb, 100);
-
-		if (n < 0 && n != -EINTR) {
-			rc = dc_err_set(e, EXIT_ERR, "switch %s: reading %s: %s", name, M_EVENTS,
-					strerror(-n));
-			break;
-		}
-		fflush(stdout);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (duration_s > 0 && (double)(now.tv_sec - t0.tv_sec) +
-					      (double)(now.tv_nsec - t0.tv_nsec) / 1e9 >= duration_s)
-			break;
+	if (dc_ring_run(&ring, M_EVENTS, duration_s, stdout, e)) {
+		dc_err_prefix(e, "switch %s", name);
+		rc = EXIT_ERR;
 	}
 	err = ev_set(&s, !drops, drops ? old.ev_drops : old.ev_sample_every);
 	if (err && rc == EXIT_OK)
@@ -286,11 +252,7 @@ static int sw_events(const char *pin_dir, const char *name, __u32 every, bool dr
 				strerror(-err));
 	*lost = ev_lost_total(&s) - lost0;
 out:
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
-	ring_buffer__free(rb);
-	close(rb_fd);
+	dc_ring_close(&ring);
 	sw_close(&s);
 	return rc;
 }
