@@ -180,6 +180,8 @@ $(BUILD)/dcbpf.8: docs/man/dcbpf.8 $(BUILD)/dcbpf.8.gen
 
 $(BUILD)/tools/%: tests/tools/%.c $(HDRS) | $(BUILD)/tools
 	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS_BPF)
+# The workload harness draws exponential gaps and interpolates sizes (libm).
+$(BUILD)/tools/workload: LDLIBS_BPF += -lm
 
 # Host unit tests run with the undefined-behaviour sanitizer: overflow in
 # the fixed-point code must be found here, not in the kernel.  Order-only on

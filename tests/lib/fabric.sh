@@ -37,6 +37,10 @@
 #                  from that CPU too (default 0)
 #   FAB_WIRE_STATS file prefix for the delay lines' JSON counters (default
 #                  none); wire k writes <prefix>w<k>.json at teardown
+#   FAB_RTO_MIN_MS minimum retransmission timeout, ms, on every host route
+#                  (fabric_add_route: `rto_min`); default unset: the
+#                  kernel's 200 ms. The papers' fabrics use 10 (1 for
+#                  Reverie); docs/workload.md.
 # shellcheck shell=bash
 
 FAB_ID=""
@@ -266,12 +270,20 @@ fabric_add_addr() {
 }
 
 # fabric_add_route NS PREFIX VIA [DEV]: on a host with FAB_INT_ROOM > 0 the
-# route MTU is clamped to FAB_MTU so TCP leaves room for telemetry options.
+# route MTU is clamped to FAB_MTU so TCP leaves room for telemetry options;
+# with FAB_RTO_MIN_MS it carries rto_min, the minimum RTO of every TCP
+# connection that uses it.
 fabric_add_route() {
 	local ns=$1 pfx=$2 via=$3 dev=${4:-} extra=()
 	[ -n "$dev" ] && extra+=(dev "$dev")
 	if [ "${FAB_INT_ROOM:-0}" -gt 0 ] && [ "${FAB_ROUTE_CLAMP:-1}" = 1 ]; then
 		extra+=(mtu lock "${FAB_MTU:-1500}")
+	fi
+	if [ -n "${FAB_RTO_MIN_MS:-}" ]; then
+		case $FAB_RTO_MIN_MS in
+		'' | *[!0-9]* | 0) _fab_die "FAB_RTO_MIN_MS must be a whole number of ms > 0, got '$FAB_RTO_MIN_MS'"; return 1 ;;
+		esac
+		extra+=(rto_min "${FAB_RTO_MIN_MS}ms")
 	fi
 	ip -n "$ns" route replace "$pfx" via "$via" "${extra[@]}" ||
 		{ _fab_die "route $pfx via $via in $ns failed"; return 1; }
