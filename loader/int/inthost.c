@@ -62,23 +62,6 @@ static __u32 prog_id(int fd)
 	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
 }
 
-int dc_mkdirs(const char *path)
-{
-	char tmp[DC_PATH_LEN * 2];
-	char *p;
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (p = tmp + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		if (mkdir(tmp, 0700) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0700) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 struct dc_int_host *dc_int_host_open(const char *pin_dir, __u32 flows_max, char *why,
 				     size_t whylen)
 {

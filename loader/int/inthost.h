@@ -47,7 +47,5 @@ int dc_int_host_pinned(const char *pin_dir, const char *netns, char (*names)[16]
  * host-only maps. */
 void dc_int_host_tidy(const char *pin_dir, const char *netns);
 
-/* mkdir -p with mode 0700. */
-int dc_mkdirs(const char *path);
 
 #endif

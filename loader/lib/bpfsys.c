@@ -235,18 +235,6 @@ int dc_root_check(const char *pin_dir, struct dc_err *err)
 	return -EPERM;
 }
 
-int dc_require_root(const char *what, const char *pin_dir)
-{
-	struct dc_err e = { 0 };
-	char msg[DC_ERR_MSG_LEN + 64];
-
-	if (!dc_root_check(pin_dir, &e))
-		return 0;
-	dc_err_fmt(&e, what, msg, sizeof(msg));
-	fprintf(stderr, "%s\n", msg);
-	return -EPERM;
-}
-
 int dc_map_name(int fd, char *name, size_t len, __u32 *type, __u32 *id)
 {
 	struct bpf_map_info info;
@@ -379,4 +367,21 @@ int dc_struct_ops_state(int map_fd)
 		state = (int)((__u32 *)val)[1];
 	free(val);
 	return state;
+}
+
+int dc_mkdirs(const char *path)
+{
+	char tmp[DC_PATH_LEN * 2];
+	char *p;
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (p = tmp + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		if (mkdir(tmp, 0700) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0700) && errno != EEXIST)
+		return -errno;
+	return 0;
 }

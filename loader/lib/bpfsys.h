@@ -83,8 +83,7 @@ int dc_map_name(int fd, char *name, size_t len, __u32 *type, __u32 *id);
 
 /* 0 if root; else -EPERM and err (EXIT_ERR) says why, naming pin_dir. */
 int dc_root_check(const char *pin_dir, struct dc_err *err);
-/* The same, printed to stderr as "WHAT: reason": for commands not on
- * struct dc_err yet (they move to dc_root_check or app.need_root). */
-int dc_require_root(const char *what, const char *pin_dir);
+/* mkdir -p with mode 0700 (pin directories); 0 or -errno. */
+int dc_mkdirs(const char *path);
 
 #endif
