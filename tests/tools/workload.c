@@ -31,8 +31,8 @@
  * listener (accepted sockets inherit it), so both ends run it and a CC
  * that needs ECN negotiates it.  Never a namespace default.
  *
- * Before the run every pair's base RTT is measured: the minimum over five
- * empty requests (--base-rtt-us overrides it).  The ideal FCT is
+ * Before the run every pair's base RTT is measured: the minimum over ten
+ * empty requests, one at a time (--base-rtt-us overrides it).  The ideal FCT is
  * dc_wl_ideal_ns() (include/dcbpf/workload.h).
  *
  * Wire: a 16-byte header {"DCBW", version 1, length u64, big-endian}, then
@@ -75,7 +75,7 @@
 #define CHUNK (256 * 1024)
 #define MAX_HOSTS 256
 #define NS_DIR "/run/netns/"
-#define PROBES 5
+#define PROBES 10
 
 enum { CL_BG, CL_INCAST, NCLASS, CL_PROBE = NCLASS };
 static const char *const class_name[] = { "bg", "incast", "probe" };
@@ -1216,18 +1216,19 @@ int main(int argc, char **argv)
 		poll_once(now_ns() + 100000000);
 	}
 
-	/* base RTT per pair: the minimum over PROBES empty requests */
-	uint64_t t = now_ns();
-
+	/* base RTT per pair: the minimum over PROBES empty requests, one at
+	 * a time over the whole fabric (parallel ones would time each other's
+	 * processing) */
+	deadline = now_ns() + 10000000000ull;
 	for (i = 0; i < P.npairs; i++)
-		for (j = 0; j < PROBES; j++)
-			arrive(new_flow(i, CL_PROBE, 0, t));
-	deadline = t + 10000000000ull;
-	while (done_count < nflows) {
-		if (now_ns() > deadline || stop)
-			die("base RTT probes unanswered after 10 s (%lu of %zu)", done_count, nflows);
-		poll_once(now_ns() + 100000000);
-	}
+		for (j = 0; j < PROBES; j++) {
+			arrive(new_flow(i, CL_PROBE, 0, now_ns()));
+			while (done_count < nflows) {
+				if (now_ns() > deadline || stop)
+					die("base RTT probes unanswered after 10 s (%lu of %zu)", done_count, nflows);
+				poll_once(now_ns() + 100000000);
+			}
+		}
 	for (i = 0; i < P.npairs; i++)
 		P.pairs[i].rtt_ns = INFINITY;
 	for (size_t fi = 0; fi < nflows; fi++) {
