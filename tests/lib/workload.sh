@@ -104,3 +104,40 @@ wl_table() {
 wl_plot() {
 	tests/exp/plot-workload -o "$WL_OUT" -t "${1:-}" "$WL_OUT"/*.json
 }
+
+# wl_ecn_switches K_BYTES [BUF_BYTES]: dcbpf's admission switch (dynamic
+# thresholds, α = 1, buffer BUF_BYTES, default FAB_BUF_BYTES) marking CE
+# above K_BYTES of queue on every switch namespace of the fabric (the
+# dumbbell's switch; every leaf and spine), so ECN congestion controls
+# (DCTCP) see marks; taken down at teardown. Keep the fabric's TBF limit
+# above BUF_BYTES so only the switch drops.
+WL_SWS=()
+wl_ecn_switches() {
+	local k=${1:?wl_ecn_switches K_BYTES [BUF_BYTES]} b=${2:-${FAB_BUF_BYTES:-1000000}} ns name ports
+	local -a nss
+	WL_DCBPF=${BUILD:-build}/dcbpf WL_PIN=/sys/fs/bpf/dcbpf-wl$$
+	[ -x "$WL_DCBPF" ] || { echo "workload: $WL_DCBPF not built (make)" >&2; return 1; }
+	if [ -n "${FAB_LS_LEAVES:-}" ] && [ "${#FAB_HOSTS[@]}" -gt 0 ] 2>/dev/null; then
+		nss=("${FAB_LEAVES[@]}" "${FAB_SPINES[@]}")
+	else
+		nss=("$FAB_SWITCH")
+	fi
+	fabric_on_exit _wl_switches_down
+	for ns in "${nss[@]}"; do
+		name="w${ns##*-}$$"
+		name=${name:0:15}
+		ports=$(ip -n "$ns" -o link show | awk -F': ' '$2 != "lo" { sub(/@.*/, "", $2); print $2 }' | paste -sd, -)
+		"$WL_DCBPF" --pin-dir "$WL_PIN" switch up "$name" --netns "$ns" --ports "$ports" \
+			--rate-mbps "$FAB_RATE_MBIT" alg=dt alpha=1 buffer_bytes="$b" ecn_k_bytes="$k" >/dev/null ||
+			{ echo "workload: switch up on $ns failed" >&2; return 1; }
+		WL_SWS+=("$name")
+	done
+}
+
+_wl_switches_down() {
+	local s
+	for s in "${WL_SWS[@]}"; do "$WL_DCBPF" --pin-dir "$WL_PIN" switch down "$s" >/dev/null 2>&1; done
+	WL_SWS=()
+	rm -rf "$WL_PIN" 2>/dev/null
+	return 0
+}
