@@ -53,7 +53,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wno-unused-function 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 # The congestion controls also build for the 6.1 cong_control ABI.
-BPF_OBJS  += $(BUILD)/powertcp_v61.bpf.o
+BPF_OBJS  += $(BUILD)/powertcp_v61.bpf.o $(BUILD)/baseline_v61.bpf.o
 SKELS     := $(patsubst $(BUILD)/%.bpf.o,$(BUILD)/%.skel.h,$(BPF_OBJS))
 
 # User space (loader/, see its README): loader/lib/ is the static library;
@@ -78,7 +78,7 @@ GIT_DESC := $(shell git -C $(CURDIR) describe --always --dirty 2>/dev/null || ec
 # dissector shipped.
 DCBPF_FEATURES := $(if $(filter $(BUILD)/powertcp.bpf.o,$(BPF_OBJS)),cc-abi-6.10) \
 	$(if $(filter $(BUILD)/powertcp_v61.bpf.o,$(BPF_OBJS)),cc-abi-6.1) \
-	$(sort $(patsubst $(BUILD)/%.bpf.o,bpf-%,$(filter-out $(BUILD)/powertcp_v61.bpf.o,$(BPF_OBJS)))) \
+	$(sort $(patsubst $(BUILD)/%.bpf.o,bpf-%,$(filter-out $(BUILD)/%_v61.bpf.o,$(BPF_OBJS)))) \
 	$(if $(wildcard loader/wireshark/dcbpf_int.lua),wireshark-dissector) \
 	$(if $(wildcard loader/metrics/metrics.c),prometheus-metrics)
 DCBPF_FEATURES := $(strip $(DCBPF_FEATURES))
@@ -153,7 +153,7 @@ $(BUILD)/vmlinux.h: | $(BUILD) probe
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(HDRS) $(BUILD)/vmlinux.h
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(BUILD)/powertcp_v61.bpf.o: bpf/powertcp.bpf.c $(HDRS) $(BUILD)/vmlinux.h
+$(BUILD)/%_v61.bpf.o: bpf/%.bpf.c $(HDRS) $(BUILD)/vmlinux.h
 	$(CLANG) $(BPF_CFLAGS) -DDC_CC_ABI_V61 -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o

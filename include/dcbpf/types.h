@@ -19,7 +19,9 @@
 enum dc_cc_id {
 	DC_CC_POWERTCP = 0,
 	DC_CC_THETA = 1,
-	DC_CC_MAX = 2,
+	DC_CC_HPCC = 2,		/* baseline: HPCC, SIGCOMM'19 */
+	DC_CC_TIMELY = 3,	/* baseline: TIMELY, SIGCOMM'15 */
+	DC_CC_MAX = 4,
 };
 
 /*
@@ -36,6 +38,14 @@ struct dc_cc_cfg {
 	__u32 int_stale_us;	/* INT older than this → θ law */
 	__u32 min_cwnd_pkts;	/* floor of snd_cwnd */
 	__u32 pacing;		/* 1 = set pacing rate cwnd/τ */
+	/* Baselines (docs/baselines.md); the other CCs ignore them. */
+	__u32 eta_q16;		/* HPCC target utilisation η, Q16 */
+	__u32 max_stage;	/* HPCC additive stages before MI */
+	__u32 t_low_us;		/* TIMELY T_low: below, additive increase */
+	__u32 t_high_us;	/* TIMELY T_high: above, cut by RTT */
+	__u32 delta_mbps;	/* TIMELY additive step δ */
+	__u32 md_beta_q16;	/* TIMELY multiplicative decrease β, Q16 */
+	__u32 alpha_q16;	/* TIMELY EWMA weight α of the RTT diff, Q16 */
 };
 
 /* Flow identity as seen by the sending host: local = source. */
@@ -61,10 +71,11 @@ struct dc_cc_flow {
 	__u32 cwnd_bytes;
 	__u32 snd_cwnd_pkts;
 	__u64 pacing_rate_Bps;	/* bytes per second */
-	__s32 norm_power_q16;	/* smoothed Γ/e, Q16; 1.0 = equilibrium */
+	__s32 norm_power_q16;	/* smoothed Γ/e, Q16; 1.0 = equilibrium (hpcc: U;
+				 * timely: normalised RTT gradient) */
 	__u32 rtt_us;		/* last RTT sample */
 	__u32 tau_us;		/* base RTT in use */
-	__u32 beta_bytes;	/* additive increase in use */
+	__u32 beta_bytes;	/* additive increase in use (hpcc: W_AI) */
 	__u32 bottleneck_hop;	/* hop index with max power (INT) */
 	__u32 pad;
 	__u64 acks;
@@ -80,21 +91,29 @@ struct dc_cc_flow {
 	X(acks, 0, "", "ACKs processed.")					\
 	X(cwnd_updates, 0, "", "Congestion window updates.")			\
 	X(rtt_missing, 0, "", "ACKs without an RTT sample.")			\
-	X(int_acks, 0, "", "PowerTCP ACKs with fresh in-band telemetry.")	\
+	X(int_acks, 0, "", "PowerTCP or HPCC ACKs with fresh in-band telemetry.") \
 	X(theta_fallback, 0, "",						\
 	  "PowerTCP ACKs without telemetry, run on the RTT (theta) law.")	\
 	X(int_stale, 0, "",							\
-	  "PowerTCP ACKs whose telemetry was older than int_stale_us.")	\
+	  "PowerTCP or HPCC ACKs whose telemetry was older than int_stale_us.") \
 	X(mirror_fail, 0, "", "Failed updates of the dc_cc_flows mirror.")	\
 	X(idle_restarts, 0, "",							\
 	  "Flows restarted at HostBw*tau after idling longer than an RTO "	\
-	  "(dc_ptcp_state_restart).")
+	  "(dc_ptcp_state_restart).")						\
+	X(int_missing, 0, "",							\
+	  "HPCC ACKs without fresh telemetry: the window is held.")		\
+	X(rate_increases, 0, "",						\
+	  "TIMELY rate increases (below T_low or gradient <= 0).")		\
+	X(hai_increases, 0, "",						\
+	  "TIMELY increases in hyper-active mode (N = 5 steps).")		\
+	X(rate_decreases, 0, "",						\
+	  "TIMELY rate decreases (above T_high or gradient > 0).")
 
 struct dc_cc_counters {
 	DC_CC_COUNTERS(DC_CTR_FIELD)
 };
 
-/* One PowerTCP decision, streamed by `dcbpf trace` (dc_cc_trace ring
+/* One CC decision, streamed by `dcbpf trace` (dc_cc_trace ring
  * buffer, written only while dc_cc_tron[0] != 0). */
 struct dc_cc_event {
 	__u64 ts_ns;		/* bpf_ktime_get_ns at the ACK */

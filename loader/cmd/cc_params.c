@@ -94,8 +94,10 @@ int dc_cc_get_cmd(struct dc_ctx *ctx, int argc, char **argv)
 			if (dc_key_parse(a->key, &only_cc, &only_p, why, sizeof(why)))
 				return dc_fail(ctx, EXIT_USAGE, "%s", why);
 		} else if (!(only_cc = dc_cc_find(a->key))) {
-			return dc_fail(ctx, EXIT_USAGE, "unknown congestion control '%s' (use %s or %s)",
-				       a->key, dc_ccs[0].name, dc_ccs[1].name);
+			char names[128];
+
+			return dc_fail(ctx, EXIT_USAGE, "unknown congestion control '%s' (use %s)",
+				       a->key, dc_cc_names(names, sizeof(names), "", "", " or "));
 		}
 	}
 	rc = dc_cli_need_root(ctx);

@@ -14,6 +14,8 @@
 #include <dcbpf/int.h>
 #include <dcbpf/fixed.h>
 #include <dcbpf/powertcp.h>
+#include <dcbpf/hpcc.h>
+#include <dcbpf/timely.h>
 
 #include "config.h"
 
@@ -64,13 +66,31 @@ const struct dc_param dc_params[] = {
 	{ "min_cwnd_pkts", DC_SCOPE_CC, DC_K_U32, COFF(min_cwnd_pkts), 1, 10000, "packets",
 	  "floor of the congestion window" },
 	{ "pacing", DC_SCOPE_CC, DC_K_BOOL, COFF(pacing), 0, 1, "-",
-	  "1 = set the socket pacing rate to cwnd/τ" },
+	  "1 = set the socket pacing rate to cwnd/τ (timely: to its rate)" },
+	/* The baselines' own parameters (docs/baselines.md); every CC has
+	 * them, only the one named in the help reads them. */
+	{ "eta", DC_SCOPE_CC, DC_K_Q16, COFF(eta_q16), 1, (__u32)DC_Q16_ONE, "-",
+	  "hpcc: target utilisation η; W shrinks when U ≥ η" },
+	{ "max_stage", DC_SCOPE_CC, DC_K_U32, COFF(max_stage), 0, 100, "RTTs",
+	  "hpcc: additive-increase RTTs before a multiplicative step (maxStage)" },
+	{ "t_low_us", DC_SCOPE_CC, DC_K_U32, COFF(t_low_us), 0, 1000000, "µs",
+	  "timely: below this RTT the rate grows by δ (T_low; 0 = never)" },
+	{ "t_high_us", DC_SCOPE_CC, DC_K_U32, COFF(t_high_us), 1, 1000000, "µs",
+	  "timely: above this RTT the rate is cut by T_high/RTT (T_high)" },
+	{ "delta_mbps", DC_SCOPE_CC, DC_K_U32, COFF(delta_mbps), 1, 100000, "Mbit/s",
+	  "timely: additive increase step δ" },
+	{ "md_beta", DC_SCOPE_CC, DC_K_Q16, COFF(md_beta_q16), 1, (__u32)DC_Q16_ONE, "-",
+	  "timely: multiplicative decrease factor β" },
+	{ "alpha", DC_SCOPE_CC, DC_K_Q16, COFF(alpha_q16), 1, (__u32)DC_Q16_ONE, "-",
+	  "timely: EWMA weight α of a new RTT difference" },
 };
 const unsigned int dc_nparams = sizeof(dc_params) / sizeof(dc_params[0]);
 
 const struct dc_cc_desc dc_ccs[DC_CC_MAX] = {
 	{ DC_CC_POWERTCP, "powertcp" },
 	{ DC_CC_THETA, "theta_powertcp" },
+	{ DC_CC_HPCC, "hpcc" },
+	{ DC_CC_TIMELY, "timely" },
 };
 
 
@@ -106,6 +126,13 @@ void dc_cc_cfg_defaults(struct dc_cc_cfg *cfg)
 	cfg->int_stale_us = DC_DEFAULT_INT_STALE_US;
 	cfg->min_cwnd_pkts = DC_DEFAULT_MIN_CWND_PKTS;
 	cfg->pacing = DC_DEFAULT_PACING;
+	cfg->eta_q16 = DC_HPCC_DEFAULT_ETA_Q16;
+	cfg->max_stage = DC_HPCC_DEFAULT_MAX_STAGE;
+	cfg->t_low_us = DC_TIMELY_DEFAULT_T_LOW_US;
+	cfg->t_high_us = DC_TIMELY_DEFAULT_T_HIGH_US;
+	cfg->delta_mbps = DC_TIMELY_DEFAULT_DELTA_MBPS;
+	cfg->md_beta_q16 = DC_TIMELY_DEFAULT_BETA_Q16;
+	cfg->alpha_q16 = DC_TIMELY_DEFAULT_ALPHA_Q16;
 }
 
 void dc_config_defaults(struct dc_config *c)
@@ -140,6 +167,20 @@ const struct dc_cc_desc *dc_cc_find(const char *name)
 		if (!strcmp(dc_ccs[i].name, name))
 			return &dc_ccs[i];
 	return NULL;
+}
+
+const char *dc_cc_names(char *buf, size_t len, const char *pre, const char *post,
+			const char *last)
+{
+	size_t off = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < DC_CC_MAX && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s%s%s",
+					!i ? "" : i + 1 == DC_CC_MAX ? last : ", ", pre,
+					dc_ccs[i].name, post);
+	return buf;
 }
 
 /* Where a parameter lives in a config: its daemon section, or the first
@@ -180,8 +221,10 @@ int dc_key_parse(const char *key, const struct dc_cc_desc **cc,
 	}
 	*cc = dc_cc_find(sect);
 	if (!*cc) {
-		snprintf(why, whylen, "unknown congestion control '%s' in '%s' (use %s or %s)",
-			 sect, key, dc_ccs[0].name, dc_ccs[1].name);
+		char names[128];
+
+		snprintf(why, whylen, "unknown congestion control '%s' in '%s' (use %s)", sect, key,
+			 dc_cc_names(names, sizeof(names), "", "", " or "));
 		return -1;
 	}
 	*p = dc_param_find(DC_SCOPE_CC, dot + 1);
@@ -290,13 +333,14 @@ static int conf_on_key(void *user, const char *section, const char *name,
 	const struct dc_cc_desc *cc = NULL;
 	const struct dc_param *p;
 	enum dc_scope scope;
-	char why[160], range[64], keys[256];
+	char why[160], range[64], keys[512], names[128];
 	void *base;
 	int *seen;
 
 	if (!section[0]) {
-		dc_err_add(c->eb, "%s:%d: %s = %s: key outside a section; put it under [daemon], [int], [%s] or [%s]",
-			   c->file, line, name, value, dc_ccs[0].name, dc_ccs[1].name);
+		dc_err_add(c->eb, "%s:%d: %s = %s: key outside a section; put it under [daemon], [int], %s",
+			   c->file, line, name, value,
+			   dc_cc_names(names, sizeof(names), "[", "]", " or "));
 		return 1;
 	}
 	if (!strcmp(section, "daemon")) {
@@ -309,8 +353,9 @@ static int conf_on_key(void *user, const char *section, const char *name,
 		scope = DC_SCOPE_CC;
 		base = &c->cfg.cc[cc->id];
 	} else {
-		dc_err_add(c->eb, "%s:%d: [%s] %s = %s: unknown section; sections: daemon, int, %s, %s",
-			   c->file, line, section, name, value, dc_ccs[0].name, dc_ccs[1].name);
+		dc_err_add(c->eb, "%s:%d: [%s] %s = %s: unknown section; sections: daemon, int, %s",
+			   c->file, line, section, name, value,
+			   dc_cc_names(names, sizeof(names), "", "", ", "));
 		return 1;
 	}
 	p = dc_param_find(scope, name);
@@ -412,9 +457,10 @@ void dc_config_print_doc(FILE *f)
 {
 	struct dc_config def;
 	unsigned int i;
-	char val[DC_PATH_LEN], range[64];
+	char val[DC_PATH_LEN], range[64], ccs[128];
 
 	dc_config_defaults(&def);
+	dc_cc_names(ccs, sizeof(ccs), "[", "]", ", ");
 	fprintf(f, "| section | key | default | allowed | unit | map field | meaning |\n");
 	fprintf(f, "|---|---|---|---|---|---|---|\n");
 	for (i = 0; i < dc_nparams; i++) {
@@ -425,7 +471,7 @@ void dc_config_print_doc(FILE *f)
 		dc_param_range(p, range, sizeof(range));
 		fprintf(f, "| %s | `%s` | %s%s%s | %s | %s | %s%s%s | %s |\n",
 			p->scope == DC_SCOPE_DAEMON ? "[daemon]" :
-			p->scope == DC_SCOPE_INT ? "[int]" : "[powertcp], [theta_powertcp]",
+			p->scope == DC_SCOPE_INT ? "[int]" : ccs,
 			p->name, val[0] ? "`" : "", val[0] ? val : "(empty)", val[0] ? "`" : "", range,
 			p->unit, p->field ? "`" : "", p->field ? p->field : "-",
 			p->field ? "`" : "", p->doc);

@@ -157,6 +157,10 @@ int dc_config_load_string(const char *name, const char *text, struct dc_config *
 
 const struct dc_param *dc_param_find(enum dc_scope scope, const char *name);
 const struct dc_cc_desc *dc_cc_find(const char *name);
+/* The CC names for messages: "a, b, c or d" (pre, post around each name,
+ * e.g. "[" "]"; last = " or " or ", "). */
+const char *dc_cc_names(char *buf, size_t len, const char *pre, const char *post,
+			const char *last);
 
 /*
  * Parse `text` for parameter p and store it at base + p->off (base is a

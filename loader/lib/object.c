@@ -12,6 +12,8 @@
 #include "config.h"
 #include "powertcp.skel.h"
 #include "powertcp_v61.skel.h"
+#include "baseline.skel.h"
+#include "baseline_v61.skel.h"
 
 #include "object.h"
 #include "pins.h"
@@ -26,19 +28,38 @@ static const void *elf_v61(size_t *sz)
 	return powertcp_v61_bpf__elf_bytes(sz);
 }
 
+static const void *elf_bl_v610(size_t *sz)
+{
+	return baseline_bpf__elf_bytes(sz);
+}
+
+static const void *elf_bl_v61(size_t *sz)
+{
+	return baseline_v61_bpf__elf_bytes(sz);
+}
+
 static const struct dc_obj_variant powertcp_variants[] = {
 	{ "powertcp", 4, elf_v610 },
 	{ "powertcp_v61", 2, elf_v61 },
 };
 
+/* HPCC and TIMELY (bpf/baseline.bpf.c), the same two ABIs. */
+static const struct dc_obj_variant baseline_variants[] = {
+	{ "baseline", 4, elf_bl_v610 },
+	{ "baseline_v61", 2, elf_bl_v61 },
+};
+
 const struct dc_cc_object dc_cc_objects[] = {
 	{ powertcp_variants, 2 },
+	{ baseline_variants, 2 },
 };
 const unsigned int dc_ncc_objects = sizeof(dc_cc_objects) / sizeof(dc_cc_objects[0]);
 
 const struct dc_cc_reg dc_cc_regs[] = {
 	{ "powertcp", "dc_powertcp", "link_powertcp", 0 },
 	{ "theta_powertcp", "dc_theta_ptcp", "link_theta_ptcp", 0 },
+	{ "hpcc", "dc_hpcc", "link_hpcc", 1 },
+	{ "timely", "dc_timely", "link_timely", 1 },
 };
 const unsigned int dc_ncc_regs = sizeof(dc_cc_regs) / sizeof(dc_cc_regs[0]);
 
@@ -102,7 +123,7 @@ int dc_obj_size_flow_maps(struct bpf_object *obj, unsigned int flows_max, struct
 int dc_obj_pinned_map_names(char (*names)[32], int max)
 {
 	/* every CC object and the host INT programs, from the pin registry */
-	static const char *const objs[] = { "powertcp", "int" };
+	static const char *const objs[] = { "powertcp", "baseline", "int" };
 	const struct dc_pin_map *m;
 	unsigned int i;
 	size_t it;

@@ -46,7 +46,8 @@ extern const unsigned int dc_ncc_regs;
 /* The variant of object o for a kernel whose cong_control takes nargs
  * parameters, NULL if it has none. */
 const struct dc_obj_variant *dc_cc_object_variant(const struct dc_cc_object *o, int nargs);
-/* The PowerTCP object's variant (what `dcbpf status` shows as the ABI). */
+/* The PowerTCP object's variant (what `dcbpf status` shows as the ABI);
+ * every CC object is built for the same ABIs, so it names them all. */
 const struct dc_obj_variant *dc_obj_variant_for(int nargs);
 
 /*

@@ -1,5 +1,5 @@
 # Start and stop a dcbpfd for a test, demo or experiment run.  Sourced.
-#   dcbpfd_start ["key = value" ...]   lines added to both CC sections
+#   dcbpfd_start ["key = value" ...]   lines added to every CC section
 #   dcbpfd_stop
 # DCBPFD_DAEMON (optional): lines added to [daemon]; DCBPFD_EXTRA (optional):
 # text appended after the CC sections (e.g. "[int]\ninterfaces = veth*").
@@ -15,8 +15,8 @@ dcbpfd_start() {
 	local bin=${BUILD:-build}/dcbpfd line i
 	DCBPFD_ERR=""
 	[ -x "$bin" ] || { DCBPFD_ERR="$bin not built (run make)"; return 1; }
-	if grep -qwE 'powertcp|theta_powertcp' /proc/sys/net/ipv4/tcp_available_congestion_control; then
-		DCBPFD_ERR="powertcp/theta_powertcp already registered by another dcbpfd; stop it first"
+	if grep -qwE 'powertcp|theta_powertcp|hpcc|timely' /proc/sys/net/ipv4/tcp_available_congestion_control; then
+		DCBPFD_ERR="powertcp/theta_powertcp/hpcc/timely already registered by another dcbpfd; stop it first"
 		return 1
 	fi
 	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
@@ -27,7 +27,7 @@ dcbpfd_start() {
 		echo "pin_dir = $DCBPFD_PIN"
 		echo "lock_file = ${DCBPFD_CONF%.conf}.lock"
 		[ -n "${DCBPFD_DAEMON:-}" ] && printf '%b\n' "$DCBPFD_DAEMON"
-		for sec in powertcp theta_powertcp; do
+		for sec in powertcp theta_powertcp hpcc timely; do
 			echo "[$sec]"
 			for line in "$@"; do echo "$line"; done
 		done
@@ -38,7 +38,9 @@ dcbpfd_start() {
 	declare -F fabric_on_exit >/dev/null && fabric_on_exit dcbpfd_stop
 	for i in $(seq 1 100); do
 		if grep -qw theta_powertcp /proc/sys/net/ipv4/tcp_available_congestion_control &&
-			grep -qw powertcp /proc/sys/net/ipv4/tcp_available_congestion_control; then
+			grep -qw powertcp /proc/sys/net/ipv4/tcp_available_congestion_control &&
+			grep -qw hpcc /proc/sys/net/ipv4/tcp_available_congestion_control &&
+			grep -qw timely /proc/sys/net/ipv4/tcp_available_congestion_control; then
 			return 0
 		fi
 		kill -0 "$DCBPFD_PID" 2>/dev/null || break

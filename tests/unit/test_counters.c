@@ -21,8 +21,8 @@
 #include "dcbpf/ethereal.h"
 #include "loader/lib/counters.h"
 
-static const char *const objs[] = { "powertcp", "int", "int_transit", "switch", "ethereal",
-				    "eth_leaf", "dctcp", NULL };
+static const char *const objs[] = { "powertcp", "baseline", "int", "int_transit", "switch",
+				    "ethereal", "eth_leaf", "dctcp", NULL };
 
 /* NULL if s matches the struct in btf, else what differs. */
 static const char *btf_diff(const struct btf *btf, const struct dc_ctr_set *s, char *why,

@@ -1,0 +1,190 @@
+# Integration: the baselines HPCC and TIMELY on real TCP between namespaces.
+# A dumbbell with a 1 Gbit/s bottleneck whose switch fills INT, dcbpfd
+# registering the CCs, and per CC two flows of a few seconds (the incast
+# tool selects the CC before connecting) with the bottleneck queue sampled
+# every ms.  Each CC must hold the bottleneck (a sanity floor of 10 % of
+# it: throughput on this two-core machine is noisy) and keep the queue
+# where its paper says it keeps it:
+#   - HPCC (SIGCOMM'19, §3): near-zero queues, utilisation η = 95 %: the
+#     median queue well below CUBIC's in the same switch, a few BDPs at most;
+#   - TIMELY (SIGCOMM'15, §4): the RTT held below T_high, so the queue
+#     stays within about T_high·rate (plus one GSO burst), far below CUBIC's
+#     (T_low placed above this fabric's base RTT, as the paper places it).
+# Also: the laws' counters, the flow mirror, `dcbpf trace --cc`, and a live
+# `dcbpf set` of a baseline key.
+#
+# Inside the VM (DCBPF_VM=1, emulated CPU, base RTT ~0.5 ms) the dumbbell
+# runs at 20 Mbit/s with τ measured, as in tests/integ/cc.sh.
+# shellcheck shell=bash
+source "$(dirname "$0")/../lib/test.sh"
+source tests/lib/fabric.sh
+source tests/lib/dcbpfd.sh
+
+export FAB_INT_ROOM=36
+RATE=1000 TAU=60 T=3 BUF=2000000 VMNOTE=""
+[ "${DCBPF_VM:-0}" = 1 ] && RATE=20 T=10
+LOG="$OUT/baseline"
+mkdir -p "$LOG"
+fabric_dumbbell 2 $RATE $BUF || { t_fail "baseline: dumbbell" "fabric could not be built"; exit 1; }
+S0=${FAB_SENDERS[0]} S1=${FAB_SENDERS[1]} R=$FAB_RECV RIP=$FAB_RECV_IP
+if [ "${DCBPF_VM:-0}" = 1 ]; then
+	rtt=$(fabric_exec "$S0" ping -c 20 -i 0.05 -s 1400 -q "$RIP" | sed -nE 's|.* = ([0-9.]+)/.*|\1|p')
+	TAU=$(awk -v r="${rtt:-0}" 'BEGIN { t = int((r * 1000 + 9) / 10) * 10; print (t < 60 ? 60 : t) }')
+	VMNOTE="; VM: $RATE Mbit/s, τ = $TAU µs"
+fi
+# TIMELY's T_low sits above the fabric's base RTT, as in its paper (minRTT
+# 20 µs, T_low 50 µs): here the base RTT is TAU, so T_low = TAU + 50 µs.
+TLOW=$((TAU + 50))
+dcbpfd_start "base_rtt_us = $TAU" "host_bw_mbps = $RATE" "t_low_us = $TLOW" ||
+	{ t_fail "baseline: dcbpfd registers hpcc and timely" "$DCBPFD_ERR"; exit 1; }
+t_pass "baseline: dcbpfd registers hpcc and timely${VMNOTE:+ (${VMNOTE#; })}"
+D=("$BUILD/dcbpf" --pin-dir "$DCBPFD_PIN")
+
+# INT on the dumbbell: the switch fills its hop, the receiver echoes it.
+int_down() {
+	local i
+	[ -n "${INT_UP:-}" ] || return 0
+	INT_UP=""
+	for ((i = 0; i < ${#FAB_SENDERS[@]}; i++)); do
+		"${D[@]}" int detach --netns "${FAB_SENDERS[i]}" "${FAB_SENDER_DEVS[i]}"
+	done
+	"${D[@]}" int detach --netns "$R" "$FAB_RECV_DEV"
+	"${D[@]}" int switch detach bl
+	"${D[@]}" switch down bl
+} >/dev/null 2>&1
+fabric_on_exit int_down
+int_up() {
+	local ports rates i
+	ports=$(IFS=,; echo "${FAB_SW_PORTS[*]},$FAB_BN_DEV")
+	rates=$(for ((i = 0; i < ${#FAB_SW_PORTS[@]}; i++)); do printf '10000,'; done; echo "$RATE")
+	INT_UP=1
+	"${D[@]}" switch up --netns "$FAB_SWITCH" --ports "$ports" --rate-mbps "$rates" bl \
+		alg=cs buffer_bytes=$BUF && "${D[@]}" int switch attach bl || return 1
+	for ((i = 0; i < ${#FAB_SENDERS[@]}; i++)); do
+		"${D[@]}" int attach --netns "${FAB_SENDERS[i]}" "${FAB_SENDER_DEVS[i]}" || return 1
+	done
+	"${D[@]}" int attach --netns "$R" "$FAB_RECV_DEV" && "${D[@]}" int dst add "$RIP/32"
+}
+int_up >"$LOG/int-setup.log" 2>&1 || { t_fail "baseline: INT on the dumbbell" "$(tail -c 300 "$LOG/int-setup.log")"; exit 1; }
+
+stat_of() { bpftool map dump pinned "$DCBPFD_PIN/dc_cc_stats" -j | jq ".[] | .formatted | select(.key == $1) | .value.$2"; }
+flows_of() { bpftool map dump pinned "$DCBPFD_PIN/dc_cc_flows" -j | jq -c "[.[].formatted.value | select(.cc == $1)]"; }
+
+fabric_bg "$R" "$BUILD/tools/incast" sink -p 5301
+fabric_wait_port "$R" 5301 || { t_fail "baseline: incast sink" "not listening"; exit 1; }
+BYTES=$((RATE * 1000000 / 8 * T / 2 * 95 / 100))
+
+# run CC: two flows of BYTES, the bottleneck sampled every 1 ms; prints
+# "util_pct p50 p99 mbps" (queue in bytes, from 0.5 s after the start to
+# 0.2 s before the flows complete; throughput from the TBF's byte counter),
+# and leaves the flow mirror seen mid-run in $LOG/flows-CC.json.
+run() {
+	local cc=$1 id=$2 qpid cpid start ms n p50 p99
+	fabric_bg "$FAB_SWITCH" "$BUILD/tools/qsample" -d "$FAB_BN_DEV" -i 1000 -t $((T * 4)) -o "$LOG/q-$cc.csv"
+	qpid=$FAB_LAST_PID
+	"$BUILD/tools/incast" client -d "$RIP" -p 5301 -n "$S0,$S1" -s $BYTES -c "$cc" -t $((T * 4)) \
+		>"$LOG/run-$cc.json" 2>"$LOG/run-$cc.err" &
+	cpid=$!
+	sleep 1
+	[ "$id" -ge 0 ] && flows_of "$id" >"$LOG/flows-$cc.json"
+	wait $cpid
+	kill -TERM "$qpid" 2>/dev/null
+	wait "$qpid" 2>/dev/null
+	start=$(jq '.per_round[0].start_mono_ns // 0' "$LOG/run-$cc.json" 2>/dev/null)
+	ms=$(jq '.per_round[0].completion_ms // 0 | floor' "$LOG/run-$cc.json" 2>/dev/null)
+	awk -F, -v a="$((${start:-0} + 500000000))" -v b="$((${start:-0} + ${ms:-0} * 1000000 - 200000000))" \
+		'$1 >= a && $1 <= b' "$LOG/q-$cc.csv" >"$LOG/q-$cc.win"
+	n=$(wc -l <"$LOG/q-$cc.win")
+	p50=$(cut -d, -f2 "$LOG/q-$cc.win" | sort -n | sed -n "$((n / 2 + 1))p")
+	p99=$(cut -d, -f2 "$LOG/q-$cc.win" | sort -n | sed -n "$((n * 99 / 100 + 1))p")
+	awk -F, -v rate=$RATE -v p50="${p50:-0}" -v p99="${p99:-0}" 'NR == 1 { b0 = $3; s0 = $1 } { b1 = $3; s1 = $1 }
+		END { mbps = (s1 > s0) ? (b1 - b0) * 8 / ((s1 - s0) / 1e9) / 1e6 : 0
+		      printf "%d %d %d %d\n", mbps * 100 / rate, p50, p99, mbps }' "$LOG/q-$cc.win"
+}
+
+read -r util_c p50_c p99_c mbps_c <<<"$(run cubic -1)"
+read -r util_h p50_h p99_h mbps_h <<<"$(run hpcc 2)"
+read -r util_t p50_t p99_t mbps_t <<<"$(run timely 3)"
+{
+	echo "cubic:  util=$util_c% p50=$p50_c p99=$p99_c mbps=$mbps_c"
+	echo "hpcc:   util=$util_h% p50=$p50_h p99=$p99_h mbps=$mbps_h"
+	echo "timely: util=$util_t% p50=$p50_t p99=$p99_t mbps=$mbps_t"
+} | tee "$LOG/summary.txt"
+
+# --- HPCC ------------------------------------------------------------------
+if jq -e 'length > 0 and any(.[]; .mode == 2 and .int_acks > 100 and .cwnd_bytes > 0)' \
+	"$LOG/flows-hpcc.json" >/dev/null; then
+	t_pass "baseline: hpcc flows run on INT (mode 2, mirrored in dc_cc_flows)"
+else
+	t_fail "baseline: hpcc flows run on INT" "$(head -c 300 "$LOG/flows-hpcc.json")"
+fi
+ia=$(stat_of 2 int_acks) im=$(stat_of 2 int_missing) cu=$(stat_of 2 cwnd_updates)
+if [ "${ia:-0}" -gt 0 ] && [ "${cu:-0}" -gt 0 ] && [ "${im:-0}" -lt "${ia:-0}" ]; then
+	t_pass "baseline: hpcc counters: $ia ACKs with INT, $cu window updates, $im without INT"
+else
+	t_fail "baseline: hpcc counters" "int_acks=$ia cwnd_updates=$cu int_missing=$im"
+fi
+[ "${util_h:-0}" -ge 10 ] && t_pass "baseline: hpcc holds the bottleneck ($mbps_h Mbit/s of $RATE)" ||
+	t_fail "baseline: hpcc holds the bottleneck" "$mbps_h Mbit/s of $RATE (floor 10 %)"
+# Near-zero queue: median within 4 BDPs of the base RTT (≥ one 64 KB GSO
+# burst) and at most a quarter of CUBIC's.
+bdp=$((RATE * TAU / 8))
+lim=$((4 * bdp > 65536 ? 4 * bdp : 65536))
+if [ "${p50_h:-0}" -le "$lim" ] && [ "${p50_h:-0}" -le $((${p50_c:-0} / 4)) ]; then
+	t_pass "baseline: hpcc keeps the queue near zero (p50 $p50_h B, p99 $p99_h B; cubic p50 $p50_c B)"
+else
+	t_fail "baseline: hpcc keeps the queue near zero" "p50 $p50_h B (limit $lim, cubic p50 $p50_c B), p99 $p99_h B"
+fi
+
+# --- TIMELY ----------------------------------------------------------------
+if jq -e 'length > 0 and any(.[]; .mode == 1 and .cwnd_updates > 0 and .pacing_rate_Bps > 0)' \
+	"$LOG/flows-timely.json" >/dev/null; then
+	t_pass "baseline: timely flows run the RTT law (mirrored in dc_cc_flows)"
+else
+	t_fail "baseline: timely flows run the RTT law" "$(head -c 300 "$LOG/flows-timely.json")"
+fi
+inc=$(stat_of 3 rate_increases) dec=$(stat_of 3 rate_decreases)
+if [ "${inc:-0}" -gt 0 ] && [ "${dec:-0}" -gt 0 ]; then
+	t_pass "baseline: timely raises and cuts its rate ($inc increases, $dec decreases)"
+else
+	t_fail "baseline: timely raises and cuts its rate" "rate_increases=$inc rate_decreases=$dec"
+fi
+[ "${util_t:-0}" -ge 10 ] && t_pass "baseline: timely holds the bottleneck ($mbps_t Mbit/s of $RATE)" ||
+	t_fail "baseline: timely holds the bottleneck" "$mbps_t Mbit/s of $RATE (floor 10 %)"
+# RTT below T_high (500 µs): queue within T_high·rate + one 64 KB burst.
+lim=$((RATE * 500 / 8 + 65536))
+[ "${DCBPF_VM:-0}" = 1 ] && lim=$((RATE * (500 + TAU) / 8 + 65536))
+if [ "${p50_t:-0}" -le "$lim" ] && [ "${p50_t:-0}" -le $((${p50_c:-0} / 4)) ]; then
+	t_pass "baseline: timely keeps the queue below T_high (p50 $p50_t B, p99 $p99_t B; limit $lim B)"
+else
+	t_fail "baseline: timely keeps the queue below T_high" "p50 $p50_t B (limit $lim, cubic p50 $p50_c B), p99 $p99_t B"
+fi
+
+# --- live parameters and trace ----------------------------------------------
+"${D[@]}" set timely.t_high_us=800 hpcc.eta=0.9 >"$LOG/set.txt" 2>&1
+cfg=$(bpftool map dump pinned "$DCBPFD_PIN/dc_cc_cfg" -j | jq -c '[.[].formatted | {key, t: .value.t_high_us, e: .value.eta_q16}]')
+if jq -e 'any(.[]; .key == 3 and .t == 800) and any(.[]; .key == 2 and .e == 58982) and
+	any(.[]; .key == 0 and .t == 500)' <<<"$cfg" >/dev/null; then
+	t_pass "baseline: dcbpf set timely.t_high_us / hpcc.eta reach their CC's entry only"
+else
+	t_fail "baseline: dcbpf set of baseline keys" "$cfg $(head -c 200 "$LOG/set.txt")"
+fi
+"$BUILD/tools/incast" client -d "$RIP" -p 5301 -n "$S0" -s $((BYTES / 2)) -c hpcc -t $((T * 4)) >/dev/null 2>&1 &
+cpid=$!
+timeout $((T * 4)) "${D[@]}" trace --csv --cc hpcc --count 50 >"$LOG/trace.csv" 2>&1
+trc=$?
+wait $cpid
+rows=$(awk -F, 'NR > 1 && $6 == "hpcc" && $7 == "int" && $8 > 0' "$LOG/trace.csv" | wc -l)
+if [ $trc -eq 0 ] && [ "$rows" -eq 50 ]; then
+	t_pass "baseline: dcbpf trace --cc hpcc streams 50 INT decisions"
+else
+	t_fail "baseline: dcbpf trace --cc hpcc" "rc=$trc rows=$rows: $(head -c 300 "$LOG/trace.csv")"
+fi
+
+int_down
+dcbpfd_stop
+if grep -qwE 'hpcc|timely' /proc/sys/net/ipv4/tcp_available_congestion_control; then
+	t_fail "baseline: stopping dcbpfd unregisters hpcc and timely" "still registered"
+else
+	t_pass "baseline: stopping dcbpfd unregisters hpcc and timely"
+fi
