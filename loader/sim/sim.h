@@ -144,12 +144,27 @@ int dc_sim_generate(const struct dc_sim_cfg *c, const struct dc_sim_workload *w,
 		    struct dc_sim_arrival **out, size_t *n, struct dc_err *err);
 /* CSV whose header names its columns, in any order: timeslot or time_ns
  * (slot = time_ns / slot_ns), port, priority, bytes, optional first_rtt
- * (docs/admission.md, "Trace replay").  0, or EXIT_ERR with err naming the
- * file, the line and what is wrong. */
+ * (docs/admission.md, "Trace replay"), or a binary trace (below).  0, or
+ * EXIT_ERR with err naming the file, the line and what is wrong. */
 int dc_sim_read_trace(const char *path, __u64 slot_ns, struct dc_sim_arrival **out, size_t *n,
 		      struct dc_err *err);
 int dc_sim_write_trace(const char *path, const struct dc_sim_arrival *a, size_t n,
 		       struct dc_err *err);
+/* The binary form (docs/admission.md, "Binary traces"): the records as
+ * they lie in memory after a 32-byte header; a must be sorted by slot. */
+int dc_sim_write_trace_bin(const char *path, const struct dc_sim_arrival *a, size_t n,
+			   struct dc_err *err);
+/* A trace of either form: a binary one is mapped (read-only, not copied),
+ * a CSV one read into memory.  dc_sim_read_trace above accepts both too
+ * and always hands out a malloc'd copy. */
+struct dc_sim_trace {
+	struct dc_sim_arrival *a;
+	size_t n;
+	void *map;			/* the mapping of a binary trace, else NULL */
+	size_t map_len;
+};
+int dc_sim_trace_load(const char *path, __u64 slot_ns, struct dc_sim_trace *t, struct dc_err *err);
+void dc_sim_trace_release(struct dc_sim_trace *t);
 
 const char *dc_alg_name(__u32 alg);
 /* "oracle", "drop", "accept", "forest" */

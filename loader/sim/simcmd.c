@@ -16,6 +16,10 @@ static const struct dc_opt_name alg_names[] = {
 	{ "all", DC_ALG_MAX }, { NULL },
 };
 
+static const struct dc_opt_name format_names[] = {
+	{ "csv", 0 }, { "binary", 1 }, { NULL },
+};
+
 static const struct dc_opt_name pred_names[] = {
 	{ "oracle", DC_SIM_PRED_ORACLE }, { "drop", DC_SIM_PRED_DROP },
 	{ "accept", DC_SIM_PRED_ACCEPT }, { "forest", DC_SIM_PRED_FOREST }, { NULL },
@@ -50,6 +54,9 @@ const struct dc_opt dc_sim_cmd_opts[] = {
 	  .help = "with --trace: stop after the last arrival's slot" },
 	{ "write-trace", 0, DC_OPT_PATH, DC_FIELD(A, write_trace), "FILE",
 	  .help = "write the arrivals as a trace" },
+	{ "write-format", 0, DC_OPT_ENUM, DC_FIELD(A, write_format), NULL,
+	  .help = "form of --write-trace (binary: replayed without parsing)", .def = "csv",
+	  .names = format_names },
 	{ "out", 0, DC_OPT_DIR, DC_FIELD(A, out), "DIR",
 	  .help = "write DIR/summary.csv and DIR/ports.csv" },
 	{ NULL },
@@ -62,7 +69,9 @@ const char dc_sim_cmd_doc[] =
 	"--slot-bytes per slot. DT and ABM admit while q < T (q before the packet).\n"
 	"--trace replays a CSV whose header names its columns, in any order:\n"
 	"timeslot or time_ns (slot = time_ns / --slot-ns), port, priority, bytes,\n"
-	"optional first_rtt. Rows of one slot arrive in file order. A trace run lasts\n"
+	"optional first_rtt. Rows of one slot arrive in file order. --trace also reads\n"
+	"the binary form --write-format binary writes (the same records, mapped, not\n"
+	"parsed: a CSV trace converts with --trace IN --write-trace OUT). A trace run lasts\n"
 	"until the last arrival, then keeps sending until the buffer is empty\n"
 	"(--no-drain: stop after the last arrival's slot); the workload options\n"
 	"(--workload --seed --slots --load --incast-* --first-rtt-pkts --mtu) are refused.\n"
@@ -123,10 +132,9 @@ int dc_sim_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	struct dc_sim_cfg cfg, cfgs[DC_ALG_MAX];
 	struct dc_sim_workload wl;
 	struct dc_sim_result *res = NULL;
-	struct dc_sim_arrival *arr = NULL;
+	struct dc_sim_trace tr = { 0 };
 	struct dc_rf_model *model = NULL;
 	unsigned int nr = 0, k;
-	size_t narr = 0;
 	int rc;
 
 	rc = sim_setup(ctx, argc, argv, &cfg, &wl);
@@ -144,12 +152,15 @@ int dc_sim_cmd(struct dc_ctx *ctx, int argc, char **argv)
 		}
 		cfg.model = model;
 	}
-	rc = o->sim.trace ? dc_sim_read_trace(o->sim.trace, cfg.slot_ns, &arr, &narr, &ctx->err) :
-			    dc_sim_generate(&cfg, &wl, &arr, &narr, &ctx->err);
+	if (!o->write_trace && o->write_format)
+		return dc_fail(ctx, EXIT_USAGE, "--write-format goes with --write-trace FILE");
+	rc = o->sim.trace ? dc_sim_trace_load(o->sim.trace, cfg.slot_ns, &tr, &ctx->err) :
+			    dc_sim_generate(&cfg, &wl, &tr.a, &tr.n, &ctx->err);
 	if (rc)
 		goto out;
 	if (o->write_trace) {
-		rc = dc_sim_write_trace(o->write_trace, arr, narr, &ctx->err);
+		rc = o->write_format ? dc_sim_write_trace_bin(o->write_trace, tr.a, tr.n, &ctx->err) :
+				       dc_sim_write_trace(o->write_trace, tr.a, tr.n, &ctx->err);
 		if (rc)
 			goto out;
 	}
@@ -163,7 +174,7 @@ int dc_sim_cmd(struct dc_ctx *ctx, int argc, char **argv)
 			continue;
 		cfgs[nr] = cfg;
 		cfgs[nr].alg = k;
-		rc = dc_sim_run(&cfgs[nr], arr, narr, o->sim.trace ? 0 : wl.slots, &res[nr], &ctx->err);
+		rc = dc_sim_run(&cfgs[nr], tr.a, tr.n, o->sim.trace ? 0 : wl.slots, &res[nr], &ctx->err);
 		if (rc)
 			goto out;
 		nr++;
@@ -171,12 +182,12 @@ int dc_sim_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	if (ctx->json)
 		dc_sim_print_json(&ctx->jw, cfgs, res, nr);
 	else
-		dc_sim_print_table(ctx->out, cfgs, res, nr, narr, o->sim.trace ? o->sim.trace : wl.kind);
+		dc_sim_print_table(ctx->out, cfgs, res, nr, tr.n, o->sim.trace ? o->sim.trace : wl.kind);
 	if (o->out)
 		rc = dc_sim_write_csv(o->out, cfgs, res, nr, &ctx->err);
 out:
 	free(model);
 	free(res);
-	free(arr);
+	dc_sim_trace_release(&tr);
 	return rc;
 }

@@ -24,6 +24,7 @@ struct dc_sim_args {
 	double flip;
 	__u64 pred_seed;
 	const char *write_trace;
+	int write_format;		/* 0 csv, 1 binary */
 	const char *out;
 	bool no_drain;
 };

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Trace files of the simulator (sim.h): reading a CSV whose header names
- * its columns (the format of `dcbpf switch capture` and of --write-trace)
- * and writing one.
+ * Trace files of the simulator (sim.h): a CSV whose header names its
+ * columns (the format of `dcbpf switch capture` and of --write-trace), and
+ * a binary form of the same records for replays at the engine's speed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "sim/sim.h"
@@ -142,8 +146,8 @@ static int sort_by_slot(struct dc_sim_arrival *a, size_t n)
 	return 0;
 }
 
-int dc_sim_read_trace(const char *path, __u64 slot_ns, struct dc_sim_arrival **out, size_t *n,
-		      struct dc_err *err)
+static int dc_sim_read_csv(const char *path, __u64 slot_ns, struct dc_sim_arrival **out,
+			   size_t *n, struct dc_err *err)
 {
 	/* what each column may hold */
 	static const __u64 col_max[TC_KNOWN] = { 0xffffffffULL, UINT64_MAX, 65535, DC_SW_PRIOS - 1,
@@ -269,5 +273,189 @@ int dc_sim_write_trace(const char *path, const struct dc_sim_arrival *a, size_t 
 		dc_err_set(err, EXIT_ERR, "writing %s failed: %s", path, strerror(errno));
 		return EXIT_ERR;
 	}
+	return 0;
+}
+
+/* ---- binary traces ---------------------------------------------------------------
+ *
+ * A header of DC_SIM_BIN_HDR bytes, then `count` records of 12 bytes, each
+ * struct dc_sim_arrival as it lies in memory on a little-endian host:
+ * slot u32, port u16, priority u8, first_rtt u8, bytes u32.  Records are
+ * sorted by slot (the writer's input is; the reader checks).  A replay
+ * maps the file and hands the records to the engine where they lie: no
+ * parsing, no copy, and the process's heap does not grow with the trace.
+ */
+struct dc_sim_bin_hdr {
+	char magic[8];			/* DC_SIM_BIN_MAGIC */
+	__u32 version;			/* 1 */
+	__u32 record_bytes;		/* sizeof(struct dc_sim_arrival) */
+	__u64 count;
+	__u64 reserved;
+};
+#define DC_SIM_BIN_MAGIC "DCSIMTR\n"
+
+_Static_assert(sizeof(struct dc_sim_arrival) == 12, "binary trace records are 12 bytes");
+_Static_assert(sizeof(struct dc_sim_bin_hdr) == 32, "binary trace header is 32 bytes");
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "binary traces are the in-memory records of a little-endian host");
+
+int dc_sim_write_trace_bin(const char *path, const struct dc_sim_arrival *a, size_t n,
+			   struct dc_err *err)
+{
+	struct dc_sim_bin_hdr h = { .version = 1, .record_bytes = sizeof(*a), .count = n };
+	FILE *f = fopen(path, "we");
+	size_t i;
+
+	memcpy(h.magic, DC_SIM_BIN_MAGIC, sizeof(h.magic));
+	if (!f)
+		return dc_err_set(err, EXIT_ERR, "cannot write %s: %s", path, strerror(errno));
+	for (i = 1; i < n; i++)
+		if (a[i].slot < a[i - 1].slot) {
+			fclose(f);
+			return dc_err_set(err, EXIT_ERR, "%s: arrivals not sorted by slot (record %zu)",
+					  path, i);
+		}
+	if (fwrite(&h, sizeof(h), 1, f) != 1 || (n && fwrite(a, sizeof(*a), n, f) != n)) {
+		fclose(f);
+		return dc_err_set(err, EXIT_ERR, "writing %s failed: %s", path, strerror(errno));
+	}
+	if (fclose(f))
+		return dc_err_set(err, EXIT_ERR, "writing %s failed: %s", path, strerror(errno));
+	return 0;
+}
+
+/* Each record within what a CSV row may hold, and sorted: 0, or the
+ * index of the first bad record + 1 with why set. */
+static size_t bin_check(const struct dc_sim_arrival *a, size_t n, const char **why)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (a[i].prio >= DC_SW_PRIOS)
+			*why = "priority out of range";
+		else if (a[i].first_rtt > 1)
+			*why = "first_rtt is not 0 or 1";
+		else if (a[i].bytes > 1000000)
+			*why = "bytes above 1000000";
+		else if (i && a[i].slot < a[i - 1].slot)
+			*why = "slot before the previous record's (not sorted)";
+		else
+			continue;
+		return i + 1;
+	}
+	return 0;
+}
+
+/* Is the file a binary trace?  1 yes, 0 no (CSV), -1 cannot read it. */
+static int is_bin(const char *path, struct dc_err *err)
+{
+	char m[8];
+	FILE *f = fopen(path, "re");
+	size_t got;
+
+	if (!f) {
+		dc_err_set(err, EXIT_ERR, "cannot open trace %s: %s", path, strerror(errno));
+		return -1;
+	}
+	got = fread(m, 1, sizeof(m), f);
+	fclose(f);
+	return got == sizeof(m) && !memcmp(m, DC_SIM_BIN_MAGIC, sizeof(m));
+}
+
+static int map_bin(const char *path, struct dc_sim_trace *t, struct dc_err *err)
+{
+	const struct dc_sim_bin_hdr *h;
+	const char *why = NULL;
+	struct stat st;
+	size_t bad;
+	void *m;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return dc_err_set(err, EXIT_ERR, "cannot open trace %s: %s", path, strerror(errno));
+	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(*h)) {
+		close(fd);
+		return dc_err_set(err, EXIT_ERR, "%s: binary trace shorter than its header", path);
+	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return dc_err_set(err, EXIT_ERR, "cannot map %s: %s", path, strerror(errno));
+	h = m;
+	if (h->version != 1 || h->record_bytes != sizeof(struct dc_sim_arrival)) {
+		dc_err_set(err, EXIT_ERR, "%s: binary trace version %u with %u-byte records; this "
+			   "dcbpf reads version 1 with %zu-byte records", path, h->version,
+			   h->record_bytes, sizeof(struct dc_sim_arrival));
+		munmap(m, (size_t)st.st_size);
+		return EXIT_ERR;
+	}
+	if (h->count > ((__u64)st.st_size - sizeof(*h)) / sizeof(struct dc_sim_arrival) ||
+	    sizeof(*h) + h->count * sizeof(struct dc_sim_arrival) != (__u64)st.st_size) {
+		dc_err_set(err, EXIT_ERR, "%s: the header counts %llu records, the file holds %llu "
+			   "bytes of records (truncated or appended to?)", path,
+			   (unsigned long long)h->count,
+			   (unsigned long long)((__u64)st.st_size - sizeof(*h)));
+		munmap(m, (size_t)st.st_size);
+		return EXIT_ERR;
+	}
+	/* one pass now, in order, then the engine's pass reads it again */
+	madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+	t->a = (struct dc_sim_arrival *)((char *)m + sizeof(*h));
+	t->n = h->count;
+	bad = bin_check(t->a, t->n, &why);
+	if (bad) {
+		munmap(m, (size_t)st.st_size);
+		t->a = NULL;
+		t->n = 0;
+		return dc_err_set(err, EXIT_ERR, "%s: record %zu: %s", path, bad, why);
+	}
+	t->map = m;
+	t->map_len = (size_t)st.st_size;
+	return 0;
+}
+
+int dc_sim_trace_load(const char *path, __u64 slot_ns, struct dc_sim_trace *t, struct dc_err *err)
+{
+	int bin = is_bin(path, err);
+
+	memset(t, 0, sizeof(*t));
+	if (bin < 0)
+		return EXIT_ERR;
+	if (bin)
+		return map_bin(path, t, err) ? EXIT_ERR : 0;
+	return dc_sim_read_csv(path, slot_ns, &t->a, &t->n, err);
+}
+
+void dc_sim_trace_release(struct dc_sim_trace *t)
+{
+	if (t->map)
+		munmap(t->map, t->map_len);
+	else
+		free(t->a);
+	memset(t, 0, sizeof(*t));
+}
+
+int dc_sim_read_trace(const char *path, __u64 slot_ns, struct dc_sim_arrival **out, size_t *n,
+		      struct dc_err *err)
+{
+	struct dc_sim_trace t;
+	int rc = dc_sim_trace_load(path, slot_ns, &t, err);
+
+	if (rc)
+		return rc;
+	if (t.map) {
+		/* the caller owns (and frees) what it gets: a copy */
+		*out = malloc((t.n ? t.n : 1) * sizeof(**out));
+		if (!*out) {
+			dc_sim_trace_release(&t);
+			return dc_err_set(err, EXIT_ERR, "out of memory reading %s", path);
+		}
+		memcpy(*out, t.a, t.n * sizeof(**out));
+		*n = t.n;
+		dc_sim_trace_release(&t);
+		return 0;
+	}
+	*out = t.a;
+	*n = t.n;
 	return 0;
 }

@@ -91,3 +91,22 @@ expect "sim cli: credence train refuses --slots with --trace, naming it" 2 \
 	"$D" credence train --trace "$tmp/burst.csv" --slots 100 --out "$tmp/m"
 expect "sim cli: credence train refuses a trace with an unknown column" 1 "unknown column 'prio'" \
 	bash -c "printf 'timeslot,port,prio,bytes\n0,0,0,1\n' >'$tmp/bad.csv' && '$D' credence train --trace '$tmp/bad.csv' --out '$tmp/m'"
+
+# Binary traces: a CSV converts by --trace IN --write-trace OUT --write-format
+# binary; the replay of either decides the same.
+"$D" sim --alg abm --slots 20000 --write-trace "$tmp/gen.csv" >/dev/null 2>&1
+"$D" sim --alg abm --trace "$tmp/gen.csv" --write-trace "$tmp/gen.bin" --write-format binary >/dev/null 2>&1
+a=$("$D" sim --alg abm --trace "$tmp/gen.csv" --json 2>&1 | jq -c '.[0] | [.arrivals, .drops, .sent_pkts, .slots]')
+b=$("$D" sim --alg abm --trace "$tmp/gen.bin" --json 2>&1 | jq -c '.[0] | [.arrivals, .drops, .sent_pkts, .slots]')
+if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$(head -c 8 "$tmp/gen.bin")" = "DCSIMTR" ]; then
+	t_pass "sim cli: a binary trace replays as its CSV ($b)"
+else
+	t_fail "sim cli: a binary trace replays as its CSV" "csv $a, binary $b"
+fi
+expect "sim cli: --write-format without --write-trace is refused" 2 \
+	'--write-format goes with --write-trace' "$D" sim --write-format binary
+expect "sim cli: an unknown --write-format is refused, naming the choices" 2 \
+	"'pcap' is not one of csv, binary" "$D" sim --write-trace "$tmp/x" --write-format pcap
+head -c 40 "$tmp/gen.bin" >"$tmp/short.bin"
+expect "sim cli: a truncated binary trace is refused, naming the file" 1 \
+	"short.bin: the header counts" "$D" sim --trace "$tmp/short.bin"
