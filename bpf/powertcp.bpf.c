@@ -78,6 +78,64 @@ static __always_inline void dc_sk_flow_key(struct sock *sk, struct dc_flow_key *
 	dc_flow_key_norm(k);
 }
 
+/*
+ * The send unit: the largest GSO packet this socket builds, whole
+ * segments (tcp_tso_autosize), at least one MSS; GSO off: one MSS.
+ */
+static __always_inline __u32 dc_unit_bytes(struct sock *sk, __u32 mss)
+{
+	__u32 gso = sk->sk_gso_max_size, segs = sk->sk_gso_max_segs, n;
+
+	if (!gso || segs <= 1 || gso < mss)
+		return mss;
+	n = gso / mss;
+	if (n > segs)
+		n = segs;
+	return n * mss;
+}
+
+/* The path's base RTT learned across flows (dc_base_rtt), after folding
+ * in this flow's sample (0: none); 0 when there is no estimate. */
+static __always_inline __u32 dc_path_base_rtt(const struct dc_flow_key *key, __u32 sample_us,
+					      __u32 now_ms)
+{
+	struct dc_flow_key pk = *key;
+	struct dc_base_rtt *e, b;
+
+	if (sample_us == DC_U32_MAX)
+		sample_us = 0;
+	pk.sport = 0;
+	pk.dport = 0;
+	e = bpf_map_lookup_elem(&dc_base_rtt, &pk);
+	if (!e) {
+		if (!sample_us)
+			return 0;
+		dc_base_rtt_init(&b, sample_us, now_ms);
+		bpf_map_update_elem(&dc_base_rtt, &pk, &b, BPF_NOEXIST);
+		return sample_us;
+	}
+	b = *e;
+	/* Flows of one path on other CPUs race here; a lost sample only
+	 * delays the estimate by one sample. */
+	if (dc_base_rtt_add(&b, sample_us, now_ms))
+		*e = b;
+	return dc_base_rtt_get(&b, now_ms);
+}
+
+/* Base RTT for τ: the path's, else the flow's own min RTT; not looked up
+ * when τ is configured. */
+static __always_inline __u32 dc_base_rtt_us(struct sock *sk, const struct dc_cc_cfg *cfg,
+					    const struct dc_flow_key *key, __u32 sample_us,
+					    __u64 now_ns)
+{
+	__u32 b, own = dc_tcp_sk(sk)->rtt_min.s[0].v;
+
+	if (cfg->base_rtt_us)
+		return own;
+	b = dc_path_base_rtt(key, sample_us, (__u32)(now_ns / DC_NSEC_PER_MSEC));
+	return b ? b : own;
+}
+
 /* Write the law's window and rate to the socket. */
 static __always_inline void dc_apply(struct sock *sk, const struct dc_ptcp_state *st,
 				     const struct dc_cc_cfg *cfg, __u32 mss)
@@ -100,7 +158,7 @@ static __always_inline void dc_apply(struct sock *sk, const struct dc_ptcp_state
 /* Mirror the state users care about into dc_cc_flows. */
 static __always_inline void dc_mirror(struct sock *sk, const struct dc_flow_key *key,
 				      const struct dc_ptcp_state *st, const struct dc_cc_cfg *cfg,
-				      __u32 cc, __u32 rtt_us, bool updated,
+				      __u32 cc, __u32 rtt_us, __u32 unit_bytes, bool updated,
 				      struct dc_cc_counters *stats)
 {
 	struct dc_cc_flow *f = bpf_map_lookup_elem(&dc_cc_flows, key);
@@ -124,7 +182,7 @@ static __always_inline void dc_mirror(struct sock *sk, const struct dc_flow_key 
 	if (rtt_us)
 		f->rtt_us = rtt_us;
 	f->tau_us = st->tau_us;
-	f->beta_bytes = dc_ptcp_beta_bytes(cfg, st->tau_us);
+	f->beta_bytes = dc_ptcp_beta_unit_bytes(cfg, st->tau_us, unit_bytes);
 	f->bottleneck_hop = st->bottleneck_hop;
 	f->acks++;
 	if (updated)
@@ -170,10 +228,16 @@ static __always_inline void dc_cc_init(struct sock *sk, __u32 cc)
 	struct dc_ptcp_state *st = dc_state(sk);
 	struct dc_cc_counters *stats = bpf_map_lookup_elem(&dc_cc_stats, &cc);
 	__u32 mss = tp->mss_cache ? tp->mss_cache : 1;
+	struct dc_flow_key key;
 	struct dc_cc_cfg cfg;
+	__u32 base;
 
 	dc_load_cfg(cc, &cfg);
-	dc_ptcp_state_init(st, &cfg, cc, tp->snd_nxt, cfg.min_cwnd_pkts * mss);
+	dc_sk_flow_key(sk, &key);
+	/* An active open has the handshake's RTT by now. */
+	base = dc_base_rtt_us(sk, &cfg, &key, tp->rtt_min.s[0].v, bpf_ktime_get_ns());
+	dc_ptcp_state_init_path(st, &cfg, cc, tp->snd_nxt, base, dc_unit_bytes(sk, mss),
+				cfg.min_cwnd_pkts * mss);
 	st->sport = sk->__sk_common.skc_num;
 	if (cfg.pacing) {
 		/* The kernel paces internally only when asked to (no fq here). */
@@ -202,8 +266,8 @@ static __always_inline void dc_cc_on_ack(struct sock *sk, const struct rate_samp
 	a.ack_seq = tp->snd_una;
 	a.snd_nxt = tp->snd_nxt;
 	a.rtt_us = rtt > 0 ? (__u32)rtt : 0;
-	a.min_rtt_us = tp->rtt_min.s[0].v;
 	a.now_us = tp->tcp_mstamp;
+	a.unit_bytes = dc_unit_bytes(sk, mss);
 	a.min_cwnd_bytes = cfg.min_cwnd_pkts * mss;
 	a.max_cwnd_bytes = dc_ptcp_max_cwnd_bytes(st->cwnd_bytes, tp->max_packets_out, mss,
 						 tp->snd_cwnd_clamp);
@@ -212,6 +276,7 @@ static __always_inline void dc_cc_on_ack(struct sock *sk, const struct rate_samp
 		DC_CTR_ADD(dc_cc_stats, stats, rtt_missing, 1);
 
 	dc_sk_flow_key(sk, &key);
+	a.min_rtt_us = dc_base_rtt_us(sk, &cfg, &key, a.rtt_us, a.now_us * DC_NSEC_PER_USEC);
 	if (cc == DC_CC_POWERTCP)
 		stack = bpf_map_lookup_elem(&dc_int_flows, &key);
 	if (stack && bpf_ktime_get_ns() - stack->updated_ns <=
@@ -229,7 +294,7 @@ static __always_inline void dc_cc_on_ack(struct sock *sk, const struct rate_samp
 	if (updated)
 		DC_CTR_ADD(dc_cc_stats, stats, cwnd_updates, 1);
 	dc_apply(sk, st, &cfg, mss);
-	dc_mirror(sk, &key, st, &cfg, cc, a.rtt_us, updated, stats);
+	dc_mirror(sk, &key, st, &cfg, cc, a.rtt_us, a.unit_bytes, updated, stats);
 	dc_trace(sk, &key, st, cc, a.rtt_us, updated, nhops);
 }
 
@@ -254,13 +319,17 @@ static __always_inline void dc_cc_event(struct sock *sk, enum tcp_ca_event ev, _
 	struct dc_ptcp_state *st = dc_state(sk);
 	struct dc_cc_counters *stats;
 	__u32 mss = tp->mss_cache ? tp->mss_cache : 1;
+	struct dc_flow_key key;
 	struct dc_cc_cfg cfg;
 
 	if (ev != CA_EVENT_TX_START ||
 	    !dc_ptcp_idle_restart((__u32)bpf_jiffies64() - tp->lsndtime, tp->inet_conn.icsk_rto))
 		return;
 	dc_load_cfg(cc, &cfg);
-	dc_ptcp_state_restart(st, &cfg, tp->snd_nxt, tp->rtt_min.s[0].v, cfg.min_cwnd_pkts * mss);
+	dc_sk_flow_key(sk, &key);
+	dc_ptcp_state_restart(st, &cfg, tp->snd_nxt,
+			      dc_base_rtt_us(sk, &cfg, &key, 0, bpf_ktime_get_ns()),
+			      dc_unit_bytes(sk, mss), cfg.min_cwnd_pkts * mss);
 	dc_apply(sk, st, &cfg, mss);
 	stats = bpf_map_lookup_elem(&dc_cc_stats, &cc);
 	DC_CTR_ADD(dc_cc_stats, stats, idle_restarts, 1);

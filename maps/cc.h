@@ -8,6 +8,7 @@
 #define DCBPF_MAPS_CC_H
 
 #include "dcbpf/types.h"
+#include "dcbpf/powertcp.h"
 
 #define DC_FLOWS_MAX 65536
 
@@ -49,6 +50,19 @@ struct {
 	__type(value, struct dc_int_stack);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } dc_int_flows SEC(".maps");
+
+/* Base RTT per path (flow key with both ports 0), learned across the
+ * flows of the host: PowerTCP's τ when base_rtt_us is not configured
+ * (struct dc_base_rtt in include/dcbpf/powertcp.h).  LRU: paths nobody
+ * uses any more make room. */
+#define DC_PATHS_MAX 16384
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, DC_PATHS_MAX);
+	__type(key, struct dc_flow_key);
+	__type(value, struct dc_base_rtt);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_base_rtt SEC(".maps");
 
 /* Per-ACK decisions for `dcbpf trace`; written only while tracing. */
 struct {

@@ -37,7 +37,7 @@
 /* Defaults of struct dc_cc_cfg (docs/design.md says why). */
 #define DC_DEFAULT_GAMMA_Q16 ((__u32)(DC_Q16_ONE * 9 / 10))
 #define DC_DEFAULT_HOST_BW_MBPS 1000
-#define DC_DEFAULT_EXPECTED_FLOWS 10
+#define DC_DEFAULT_EXPECTED_FLOWS 3
 #define DC_DEFAULT_INT_STALE_US 2000
 #define DC_DEFAULT_MIN_CWND_PKTS 2
 #define DC_DEFAULT_PACING 1
@@ -104,15 +104,156 @@ DC_INLINE __u32 dc_ptcp_tau_us(const struct dc_cc_cfg *cfg, __u32 min_rtt_us)
 	return DC_DEFAULT_TAU_US;
 }
 
-/* β = HostBw·τ/N unless configured (Addanki thesis §2.2.3 "Parameters"). */
-DC_INLINE __u32 dc_ptcp_beta_bytes(const struct dc_cc_cfg *cfg, __u32 tau_us)
+/* Send units longer than this at HostBw are not added to τ: past it a
+ * send unit is no longer "one packet" but a good part of a window. */
+#define DC_UNIT_MAX_US 1000
+
+/* Time HostBw takes to serialise one send unit (a GSO/TSO packet), µs,
+ * rounded up; 0 when either is unknown. */
+DC_INLINE __u32 dc_ptcp_unit_us(__u32 host_bw_mbps, __u32 unit_bytes)
+{
+	__u64 us;
+
+	if (!host_bw_mbps || !unit_bytes)
+		return 0;
+	/* bytes·8/Mbit/s = µs */
+	us = ((__u64)unit_bytes * 8 + host_bw_mbps - 1) / host_bw_mbps;
+	return (__u32)dc_min_u64(us, DC_UNIT_MAX_US);
+}
+
+/*
+ * τ when base_rtt_us is not configured (docs/design.md, "τ and β without
+ * configuration"): the path's base RTT as measured, plus one send unit
+ * serialised at HostBw.  The minimum RTT is what the fastest segment saw,
+ * one sent alone (the SYN, a lone small segment): it never waited for
+ * bytes of its own ahead of it.  A window leaves in send units of up to
+ * unit_bytes (GSO/TSO), serialised at HostBw by the NIC, or by whatever
+ * clocks the link at that rate, so the last byte of every unit is ACKed
+ * unit/HostBw after its first: that is the RTT the window's bytes see
+ * with an empty queue, the base RTT of the paper's model, where every hop
+ * adds the transmission time of one packet.  base_rtt_us 0: none
+ * measured.  With base_rtt_us configured, that is τ, as is.
+ */
+DC_INLINE __u32 dc_ptcp_path_tau_us(const struct dc_cc_cfg *cfg, __u32 base_rtt_us,
+				    __u32 unit_bytes)
+{
+	if (cfg->base_rtt_us)
+		return cfg->base_rtt_us;
+	if (!base_rtt_us || base_rtt_us == DC_U32_MAX)
+		return DC_DEFAULT_TAU_US;
+	return (__u32)dc_min_u64((__u64)base_rtt_us + dc_ptcp_unit_us(cfg->host_bw_mbps, unit_bytes),
+				 DC_U32_MAX);
+}
+
+/*
+ * β = HostBw·τ/N unless configured (Addanki thesis §2.2.3 "Parameters"),
+ * and never below one send unit: the flows' equilibrium queue is Σβ
+ * (Theorem 1, q_e = β̂), and a bottleneck that finishes a unit must find
+ * the next one already queued, or it idles until the ACK clock brings it
+ * (docs/design.md).  unit_bytes 0: no floor.
+ */
+DC_INLINE __u32 dc_ptcp_beta_unit_bytes(const struct dc_cc_cfg *cfg, __u32 tau_us,
+					__u32 unit_bytes)
 {
 	__u64 n = cfg->expected_flows ? cfg->expected_flows : 1;
 
 	if (cfg->beta_bytes)
 		return cfg->beta_bytes;
-	return (__u32)dc_min_u64(dc_ptcp_bdp_bytes(cfg->host_bw_mbps, tau_us) / n,
-				 DC_U32_MAX);
+	return (__u32)dc_min_u64(dc_max_u64(dc_ptcp_bdp_bytes(cfg->host_bw_mbps, tau_us) / n,
+					    unit_bytes), DC_U32_MAX);
+}
+
+/* β without the send-unit floor. */
+DC_INLINE __u32 dc_ptcp_beta_bytes(const struct dc_cc_cfg *cfg, __u32 tau_us)
+{
+	return dc_ptcp_beta_unit_bytes(cfg, tau_us, 0);
+}
+
+/*
+ * Base RTT per path (source, destination), learned across the flows of
+ * the host (dc_base_rtt).  The minimum RTT of one flow is only as good as
+ * its own samples: a flow that starts behind a standing queue, or sends
+ * few segments, never sees the path's base RTT, and a new flow has none
+ * at all before its first ACK.  Every flow on the path feeds its RTT
+ * samples; the estimate is the minimum over the current window and the
+ * previous one, so it covers the last DC_BASE_RTT_WIN_MS to twice that:
+ * a shorter RTT (a new route, a queue drained) counts at once, a longer
+ * one (the old route gone) after at most two windows, and a path nobody
+ * used for two windows has no estimate.  Times are u32 milliseconds
+ * (wrap-safe differences: valid for gaps below 2^31 ms).
+ */
+#define DC_BASE_RTT_WIN_MS 10000
+#define DC_NSEC_PER_MSEC (1000 * DC_NSEC_PER_USEC)
+
+struct dc_base_rtt {
+	__u32 cur_us;		/* min RTT of the current window, 0 = none */
+	__u32 prev_us;		/* min RTT of the previous window, 0 = none */
+	__u32 start_ms;		/* when the current window began */
+};
+
+/* Fresh estimate from a first sample. */
+DC_INLINE void dc_base_rtt_init(struct dc_base_rtt *b, __u32 rtt_us, __u32 now_ms)
+{
+	b->cur_us = rtt_us;
+	b->prev_us = 0;
+	b->start_ms = now_ms;
+}
+
+DC_INLINE __u32 dc_min_nz_u32(__u32 a, __u32 b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	return a < b ? a : b;
+}
+
+/* Roll the windows forward to now_ms: when one window has passed, the
+ * current one becomes the previous and the next begins where it ended;
+ * when two have, both are stale and a window begins now. */
+DC_INLINE void dc_base_rtt_roll(struct dc_base_rtt *b, __u32 now_ms)
+{
+	__u32 age = now_ms - b->start_ms;
+
+	if ((__s32)age < 0 || age < DC_BASE_RTT_WIN_MS)
+		return;
+	if (age < 2 * DC_BASE_RTT_WIN_MS) {
+		b->prev_us = b->cur_us;
+		b->start_ms += DC_BASE_RTT_WIN_MS;
+	} else {
+		b->prev_us = 0;
+		b->start_ms = now_ms;
+	}
+	b->cur_us = 0;
+}
+
+/* Fold one RTT sample (0 = none) into the estimate.  Returns true when
+ * the entry changed (the caller writes it back only then). */
+DC_INLINE bool dc_base_rtt_add(struct dc_base_rtt *b, __u32 rtt_us, __u32 now_ms)
+{
+	struct dc_base_rtt old = *b;
+
+	if (!rtt_us || rtt_us == DC_U32_MAX)
+		return false;
+	dc_base_rtt_roll(b, now_ms);
+	b->cur_us = dc_min_nz_u32(b->cur_us, rtt_us);
+	return b->cur_us != old.cur_us || b->prev_us != old.prev_us ||
+	       b->start_ms != old.start_ms;
+}
+
+/* The path's base RTT at now_ms, µs: the minimum of the samples of the
+ * last one to two windows; 0 when there is none. */
+DC_INLINE __u32 dc_base_rtt_get(const struct dc_base_rtt *b, __u32 now_ms)
+{
+	__u32 age = now_ms - b->start_ms;
+
+	if ((__s32)age < 0)	/* a racing writer stamped a later now */
+		age = 0;
+	if (age >= 2 * DC_BASE_RTT_WIN_MS)
+		return 0;
+	if (age >= DC_BASE_RTT_WIN_MS)
+		return b->cur_us;
+	return dc_min_nz_u32(b->cur_us, b->prev_us);
 }
 
 /* cwnd_init = HostBw·τ (first RTT at line rate). */
@@ -351,12 +492,14 @@ DC_INLINE void dc_ptcp_update_old(struct dc_ptcp_state *st, __u32 ack_seq,
 	}
 }
 
-/* Fresh state, cwnd_init = HostBw·τ, τ from the config or min_rtt_us
- * (0: none measured yet). */
+/* Fresh state, cwnd_init = HostBw·τ, τ from the config or from the base
+ * RTT measured so far (min_rtt_us, 0: none yet) and the send unit
+ * (dc_ptcp_path_tau_us). */
 DC_INLINE void dc_ptcp_state_start(struct dc_ptcp_state *st, const struct dc_cc_cfg *cfg,
-				   __u32 cc, __u32 snd_nxt, __u32 min_rtt_us, __u32 min_bytes)
+				   __u32 cc, __u32 snd_nxt, __u32 min_rtt_us, __u32 unit_bytes,
+				   __u32 min_bytes)
 {
-	__u32 tau = dc_ptcp_tau_us(cfg, min_rtt_us);
+	__u32 tau = dc_ptcp_path_tau_us(cfg, min_rtt_us, unit_bytes);
 	__u32 w = dc_ptcp_cwnd_init_bytes(cfg, tau);
 	__u32 i;
 
@@ -385,11 +528,20 @@ DC_INLINE void dc_ptcp_state_start(struct dc_ptcp_state *st, const struct dc_cc_
 	}
 }
 
-/* Fresh state for a new connection. */
+/* Fresh state for a new connection, nothing measured. */
 DC_INLINE void dc_ptcp_state_init(struct dc_ptcp_state *st, const struct dc_cc_cfg *cfg,
 			    __u32 cc, __u32 snd_nxt, __u32 min_bytes)
 {
-	dc_ptcp_state_start(st, cfg, cc, snd_nxt, 0, min_bytes);
+	dc_ptcp_state_start(st, cfg, cc, snd_nxt, 0, 0, min_bytes);
+}
+
+/* Fresh state for a new connection whose path has a base RTT already
+ * (the handshake's, or the one learned from earlier flows: dc_base_rtt). */
+DC_INLINE void dc_ptcp_state_init_path(struct dc_ptcp_state *st, const struct dc_cc_cfg *cfg,
+				       __u32 cc, __u32 snd_nxt, __u32 base_rtt_us,
+				       __u32 unit_bytes, __u32 min_bytes)
+{
+	dc_ptcp_state_start(st, cfg, cc, snd_nxt, base_rtt_us, unit_bytes, min_bytes);
 }
 
 /*
@@ -411,11 +563,12 @@ DC_INLINE bool dc_ptcp_idle_restart(__u32 idle_jiffies, __u32 rto_jiffies)
 /* As dc_ptcp_state_init, keeping the socket's identity (CC, port) and
  * taking τ from the min RTT the flow has already measured. */
 DC_INLINE void dc_ptcp_state_restart(struct dc_ptcp_state *st, const struct dc_cc_cfg *cfg,
-				     __u32 snd_nxt, __u32 min_rtt_us, __u32 min_bytes)
+				     __u32 snd_nxt, __u32 min_rtt_us, __u32 unit_bytes,
+				     __u32 min_bytes)
 {
 	__u16 sport = st->sport;
 
-	dc_ptcp_state_start(st, cfg, st->cc, snd_nxt, min_rtt_us, min_bytes);
+	dc_ptcp_state_start(st, cfg, st->cc, snd_nxt, min_rtt_us, unit_bytes, min_bytes);
 	st->sport = sport;
 }
 
@@ -424,7 +577,8 @@ struct dc_ptcp_ack {
 	__u32 ack_seq;		/* snd_una after this ACK */
 	__u32 snd_nxt;
 	__u32 rtt_us;		/* 0 = no sample on this ACK */
-	__u32 min_rtt_us;
+	__u32 min_rtt_us;	/* base RTT of the path as measured (dc_base_rtt) */
+	__u32 unit_bytes;	/* send unit (GSO size); 0 = τ and β without it */
 	__u64 now_us;
 	__u32 min_cwnd_bytes;
 	__u32 max_cwnd_bytes;
@@ -449,14 +603,14 @@ DC_INLINE __u32 dc_ptcp_law_window(const struct dc_ptcp_state *st, const struct 
 				   const struct dc_ptcp_ack *a, __u32 tau_us, __u32 w_old_bytes)
 {
 	return dc_ptcp_update_window(st->cwnd_bytes, w_old_bytes, dc_power_for_update(st->power_q16),
-				     dc_ptcp_beta_bytes(cfg, tau_us), cfg->gamma_q16,
+				     dc_ptcp_beta_unit_bytes(cfg, tau_us, a->unit_bytes), cfg->gamma_q16,
 				     a->min_cwnd_bytes, a->max_cwnd_bytes);
 }
 
 DC_INLINE bool dc_theta_on_ack(struct dc_ptcp_state *st, const struct dc_cc_cfg *cfg,
 			       const struct dc_ptcp_ack *a)
 {
-	__u32 tau = dc_ptcp_tau_us(cfg, a->min_rtt_us), theta;
+	__u32 tau = dc_ptcp_path_tau_us(cfg, a->min_rtt_us, a->unit_bytes), theta;
 	bool updated = false;
 	__s64 np;
 
@@ -527,7 +681,7 @@ DC_INLINE bool dc_powertcp_on_ack(struct dc_ptcp_state *st, const struct dc_cc_c
 				  const struct dc_ptcp_ack *a,
 				  const struct dc_int_stack *stack)
 {
-	__u32 np, hop = 0, tau = dc_ptcp_tau_us(cfg, a->min_rtt_us);
+	__u32 np, hop = 0, tau = dc_ptcp_path_tau_us(cfg, a->min_rtt_us, a->unit_bytes);
 	__u32 epoch_bytes = a->ack_seq - st->epoch_ack_seq;
 	__u64 dt_us = 0;
 	bool updated = false;

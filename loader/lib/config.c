@@ -54,7 +54,7 @@ const struct dc_param dc_params[] = {
 	{ "gamma", DC_SCOPE_CC, DC_K_Q16, COFF(gamma_q16), 1, (__u32)DC_Q16_ONE, "-",
 	  "EWMA weight of the window update (γ); 1 = jump to the target window" },
 	{ "base_rtt_us", DC_SCOPE_CC, DC_K_U32, COFF(base_rtt_us), 0, 1000000, "µs",
-	  "base RTT τ; 0 = use each flow's minimum RTT" },
+	  "base RTT τ; 0 = the path's base RTT learned across flows plus one send unit at HostBw" },
 	{ "host_bw_mbps", DC_SCOPE_CC, DC_K_U32, COFF(host_bw_mbps), 1, 1000000, "Mbit/s",
 	  "host NIC bandwidth (HostBw): initial window HostBw·τ and derived β" },
 	{ "expected_flows", DC_SCOPE_CC, DC_K_U32, COFF(expected_flows), 1, 1000000, "flows",

@@ -697,7 +697,7 @@ static void test_idle_restart(void)
 	CHECK("restart: precondition, hop samples kept", st.nprev == 1, "nprev %u", st.nprev);
 
 	/* τ from the configured base RTT: window HostBw·τ = 6250 */
-	dc_ptcp_state_restart(&st, &c, 123456, 80, 2896);
+	dc_ptcp_state_restart(&st, &c, 123456, 80, 0, 2896);
 	CHECK_EQ("restart: window HostBw*tau", st.cwnd_bytes, 6250);
 	CHECK_EQ("restart: w_old alike", st.cwnd_old_bytes, 6250);
 	CHECK_EQ("restart: epoch starts at snd_nxt", st.epoch_ack_seq, 123456);
@@ -708,12 +708,12 @@ static void test_idle_restart(void)
 	CHECK_EQ("restart: keeps the port for release", st.sport, 40001);
 	/* τ from the flow's min RTT when none is configured */
 	c.base_rtt_us = 0;
-	dc_ptcp_state_restart(&st, &c, 0, 80, 2896);
+	dc_ptcp_state_restart(&st, &c, 0, 80, 0, 2896);
 	CHECK_EQ("restart: tau from the measured min RTT", st.tau_us, 80);
 	CHECK_EQ("restart: window from that tau", st.cwnd_bytes, 10000);
 	/* never below the minimum window */
 	c.host_bw_mbps = 1;
-	dc_ptcp_state_restart(&st, &c, 0, 80, 2896);
+	dc_ptcp_state_restart(&st, &c, 0, 80, 0, 2896);
 	CHECK_EQ("restart: at least the minimum window", st.cwnd_bytes, 2896);
 }
 
