@@ -3,6 +3,7 @@
 # command, `--json --help` is one JSON object, and an unknown option under
 # --json is one JSON error object naming the command, with exit 2.  The
 # walk must cover every command `dcbpf --help` lists.  No root needed.
+# kernel-independent: the same output on any kernel (user space only)
 # shellcheck shell=bash
 # shellcheck disable=SC2015
 source "$(dirname "$0")/../lib/test.sh"

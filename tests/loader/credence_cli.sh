@@ -3,6 +3,7 @@
 # trees and drives the simulator; bad model files are refused with the
 # file, the line, the reason and exit code 1 (loader/lib/cli.h); misuse is
 # exit code 2.  No pinned state, no namespaces.
+# kernel-independent: the same output on any kernel (user space only)
 # shellcheck shell=bash
 source "$(dirname "$0")/../lib/test.sh"
 

@@ -5,6 +5,7 @@
 # nothing is left: files, /etc/dcbpf, the unit's enable state, pins.
 # Refuses to run (SKIP) where dcbpf is already installed in any form, so an
 # operator's installation is never replaced or purged.
+# kernel-independent: packaging; the daemon it starts is tested on every kernel by dcbpfd.sh
 # shellcheck shell=bash
 # shellcheck disable=SC2015,SC2317
 source "$(dirname "$0")/../lib/test.sh"

@@ -8,6 +8,7 @@
 #    against the same expectations, after luac -p of both versions;
 #  - the comparison fails on a dissector whose fields are out of wire order.
 # Needs no root and no network: the capture is a file.
+# kernel-independent: the same output on any kernel (user space only)
 # shellcheck shell=bash
 # SC2015: "A && t_pass || t_fail" is safe, t_pass only prints.
 # shellcheck disable=SC2015

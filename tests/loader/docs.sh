@@ -1,6 +1,7 @@
 # The parameter reference in docs/config.md is the one the binaries use
 # (`dcbpf params`, generated from the table in loader/lib/config.c), and the
 # example config installed by `make install` is valid.
+# kernel-independent: the same output on any kernel (user space only)
 # shellcheck shell=bash
 # SC2015: "A && t_pass || t_fail" is safe, t_pass only prints.
 # SC2317: cleanup runs from the EXIT trap.  SC2012: pin names are plain.

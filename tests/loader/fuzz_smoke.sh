@@ -4,6 +4,7 @@
 # sanitizer report or hang.  `make fuzz` runs the same with 60 s each.
 # Needs clang's libFuzzer (libclang-rt-14-dev): installed with apt when
 # missing and running as root, otherwise a clear failure.
+# kernel-independent: the same output on any kernel (user space only)
 # shellcheck shell=bash
 source "$(dirname "$0")/../lib/test.sh"
 

@@ -3,6 +3,7 @@
 # Credence training on fixed seeds.  Captures them afresh and compares each
 # with its file in tests/golden/expected: one PASS per group, one FAIL per
 # differing, missing or new file, with the head of the unified diff.
+# kernel-independent: the same output on any kernel (user space only)
 # shellcheck shell=bash
 source "$(dirname "$0")/../lib/test.sh"
 

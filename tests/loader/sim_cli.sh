@@ -2,6 +2,7 @@
 # trace run does (drain, refused options), trace columns by name, the
 # order of one slot's rows, and ports.csv adding up to summary.csv.
 # No pinned state, no namespaces.
+# kernel-independent: the same output on any kernel (user space only)
 # shellcheck shell=bash
 source "$(dirname "$0")/../lib/test.sh"
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// kernel-independent: a pure core or user-space code, no BPF in the kernel
 /*
  * Admission core (include/dcbpf/admit.h) against cases worked by hand
  * (docs/admission.md, "Tests") and ABM's theorems (Addanki thesis

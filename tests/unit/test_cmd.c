@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// kernel-independent: a pure core or user-space code, no BPF in the kernel
 /*
  * The command table (loader/lib/cmd.h): dispatch, help at every level,
  * global options, errors as text and as JSON, the walk, the table checks,

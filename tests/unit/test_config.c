@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// kernel-independent: a pure core or user-space code, no BPF in the kernel
 /*
  * Config parser and parameter table (loader/lib/config.c): a good file, each
  * kind of bad line reported with its file:line, key, value and range,

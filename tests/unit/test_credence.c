@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// kernel-independent: a pure core or user-space code, no BPF in the kernel
 /*
  * Credence and FollowLQD (include/dcbpf/admit.h, loader/sim/) on cases
  * worked by hand (docs/admission.md, "Tests": T-C1, T-C2, T-C4, T-C5,

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// kernel-independent: a pure core or user-space code, no BPF in the kernel
 /*
  * DCTCP's sender law (include/dcbpf/dctcp.h): the α estimator against its
  * definition (EWMA with g = 1/16 of the marked fraction per window), the

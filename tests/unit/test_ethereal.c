@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// kernel-independent: a pure core or user-space code, no BPF in the kernel
 /*
  * Ethereal assignment core (include/dcbpf/ethereal.h) against Theorem 4
  * and Algorithm 3 (Addanki thesis §3.2): equal per-uplink load for every

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// kernel-independent: a pure core or user-space code, no BPF in the kernel
 /*
  * Credence's random forest in user space (loader/credence/forest.c,
  * rftrain.c, credtrain.c, the forest predictor of loader/sim/): the model

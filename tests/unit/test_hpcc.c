@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// kernel-independent: a pure core or user-space code, no BPF in the kernel
 /*
  * Host unit tests of the HPCC control law (include/dcbpf/hpcc.h) against
  * hand-worked cases of HPCC, SIGCOMM'19, Algorithm 1: one hop's u', the

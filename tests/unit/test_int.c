@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// kernel-independent: a pure core or user-space code, no BPF in the kernel
 /*
  * Host unit tests of the INT wire-format codec (include/dcbpf/int.h):
  * field packing and ranges, rate codes, unwrapping across the wire

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// kernel-independent: a pure core or user-space code, no BPF in the kernel
 /*
  * The shared leaves of loader/lib: xorshift64* (rand.h), IPv4 prefixes
  * (prefix.h), the pin registry and link pins (pins.h), and the CC config

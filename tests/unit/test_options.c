@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// kernel-independent: a pure core or user-space code, no BPF in the kernel
 /*
  * Option tables (loader/lib/opts.h): parsing of every type with its edge
  * cases, the reasons given, table checks, the help text.

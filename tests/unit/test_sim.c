@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// kernel-independent: a pure core or user-space code, no BPF in the kernel
 /*
  * The simulator (loader/sim/) on discrete reference cases worked by hand
  * (docs/admission.md, "Tests"), LQD's push-out order, trace files with the

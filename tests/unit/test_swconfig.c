@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// kernel-independent: a pure core or user-space code, no BPF in the kernel
 /*
  * The switch configuration from user space (loader/sw/): the parameter
  * engine (KEY=VALUE into struct dc_sw_cfg, every refusal with its reason,

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// kernel-independent: a pure core or user-space code, no BPF in the kernel
 /*
  * Host unit tests of the TIMELY control law (include/dcbpf/timely.h)
  * against hand-worked cases of TIMELY, SIGCOMM'15, Algorithm 1: each of
@@ -165,12 +166,17 @@ static void test_bounds(void)
 static void test_cwnd_mapping(void)
 {
 	/* 1 Gbit/s · 500 µs = 62500 bytes; · 50 µs = 6250 */
-	CHECK_EQ("paced: R * T_high", dc_timely_cwnd_bytes(LINE_KBPS, 50, 500, true, 0, ~0U), 62500);
-	CHECK_EQ("unpaced: R * tau", dc_timely_cwnd_bytes(LINE_KBPS, 50, 500, false, 0, ~0U), 6250);
+	CHECK_EQ("paced: R * T_high", dc_timely_cwnd_bytes(LINE_KBPS, 50, 500, 80, true, 0, ~0U),
+		 62500);
+	CHECK_EQ("unpaced: R * tau", dc_timely_cwnd_bytes(LINE_KBPS, 50, 500, 900, false, 0, ~0U),
+		 6250);
 	CHECK_EQ("paced, tau above T_high: R * tau",
-		 dc_timely_cwnd_bytes(LINE_KBPS, 800, 500, true, 0, ~0U), 100000);
-	CHECK_EQ("window floor", dc_timely_cwnd_bytes(10000, 50, 500, false, 2896, ~0U), 2896);
-	CHECK_EQ("window cap", dc_timely_cwnd_bytes(LINE_KBPS, 50, 500, true, 0, 10000), 10000);
+		 dc_timely_cwnd_bytes(LINE_KBPS, 800, 500, 0, true, 0, ~0U), 100000);
+	/* paced, sRTT above T_high: what a flow at R has in flight, 1 ms */
+	CHECK_EQ("paced, sRTT above T_high: R * sRTT",
+		 dc_timely_cwnd_bytes(LINE_KBPS, 50, 500, 1000, true, 0, ~0U), 125000);
+	CHECK_EQ("window floor", dc_timely_cwnd_bytes(10000, 50, 500, 0, false, 2896, ~0U), 2896);
+	CHECK_EQ("window cap", dc_timely_cwnd_bytes(LINE_KBPS, 50, 500, 0, true, 0, 10000), 10000);
 	CHECK_EQ("pacing rate in bytes/s", dc_timely_pacing_Bps(LINE_KBPS), 125000000ULL);
 }
 
@@ -190,7 +196,7 @@ static void test_on_ack(void)
 	/* no RTT samples in the first segment: it stays open */
 	a.ack_seq = seq0 + DC_TIMELY_SEG_BYTES;
 	a.rtt_us = 0;
-	act = dc_timely_on_ack(&st, &c, &a);
+	act = dc_timely_on_ack(&st, &c, &a, 60);
 	CHECK_EQ("no sample: no completion", act, DC_TIMELY_NONE);
 	CHECK_EQ("no sample: prev_rtt unset", st.prev_rtt_us, 0);
 	CHECK_EQ("mode rtt law", st.mode, DC_MODE_THETA);
@@ -198,7 +204,7 @@ static void test_on_ack(void)
 	 * completion sets prev_rtt only) */
 	a.ack_seq += 1448;
 	a.rtt_us = 90;
-	CHECK_EQ("late sample completes the open segment", dc_timely_on_ack(&st, &c, &a),
+	CHECK_EQ("late sample completes the open segment", dc_timely_on_ack(&st, &c, &a, 60),
 		 DC_TIMELY_NONE);
 	CHECK_EQ("first completion across the wrap: prev = 90", st.prev_rtt_us, 90);
 	CHECK_EQ("next segment ends 16 KB later", st.seg_end_seq, a.ack_seq + DC_TIMELY_SEG_BYTES);
@@ -206,24 +212,24 @@ static void test_on_ack(void)
 	for (i = 0; i < 2; i++) {
 		a.ack_seq += 1448;
 		a.rtt_us = 70 + 10 * i;
-		CHECK_EQ("mid-segment: no completion", dc_timely_on_ack(&st, &c, &a), DC_TIMELY_NONE);
+		CHECK_EQ("mid-segment: no completion", dc_timely_on_ack(&st, &c, &a, 60), DC_TIMELY_NONE);
 	}
 	a.ack_seq += DC_TIMELY_SEG_BYTES;
 	a.rtt_us = 200;
-	act = dc_timely_on_ack(&st, &c, &a);
+	act = dc_timely_on_ack(&st, &c, &a, 60);
 	CHECK_EQ("RTT fell: increase", act, DC_TIMELY_INC);
 	CHECK_EQ("new_rtt = min of the segment", st.prev_rtt_us, 70);
 	/* next segment: 200 then 250 → new_rtt 200 > 70, g > 0 */
 	a.ack_seq += 8192;
 	a.rtt_us = 200;
-	CHECK_EQ("half a segment: no completion", dc_timely_on_ack(&st, &c, &a), DC_TIMELY_NONE);
+	CHECK_EQ("half a segment: no completion", dc_timely_on_ack(&st, &c, &a, 60), DC_TIMELY_NONE);
 	a.ack_seq += 8192;
 	a.rtt_us = 250;
-	act = dc_timely_on_ack(&st, &c, &a);
+	act = dc_timely_on_ack(&st, &c, &a, 60);
 	CHECK_EQ("RTT rose: decrease", act, DC_TIMELY_DEC);
 	CHECK_EQ("new_rtt = 200", st.prev_rtt_us, 200);
 	CHECK("window follows the rate", st.cwnd_bytes == dc_timely_cwnd_bytes(st.rate_kbps, 50, 500,
-		true, 2896, ~0U), "cwnd %u", st.cwnd_bytes);
+		60, true, 2896, ~0U), "cwnd %u", st.cwnd_bytes);
 }
 
 int main(void)

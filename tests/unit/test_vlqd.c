@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// kernel-independent: a pure core or user-space code, no BPF in the kernel
 /*
  * include/dcbpf/vlqd.h on the host: the data plane's time-driven virtual
  * LQD makes the same threshold updates as the shared core dc_cred_arrival

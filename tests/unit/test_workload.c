@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// kernel-independent: a pure core or user-space code, no BPF in the kernel
 /*
  * The workload harness's pure parts (include/dcbpf/workload.h): CDF tables
  * (parsing, validation), sampling against the table, the mean of a scaled
