@@ -46,7 +46,7 @@ struct feature {
 
 /*
  * Order is the order of docs/compat.md.  The helper rows are every helper
- * the built objects call: tests/loader/compat.sh reads the calls out of
+ * the built objects call: tests/loader/compat_doc.sh reads the calls out of
  * build/NAME.bpf.o and fails, naming the missing rows, when this table or
  * docs/compat.md falls behind.
  */

@@ -1,7 +1,8 @@
 # The kernel features `dcbpf status` detects are the ones docs/compat.md
 # promises for the running kernel (its column, or the rows whose "since" is
-# not newer than the kernel), the text and JSON outputs agree, and the
-# helper rows list exactly the helpers the built objects call.
+# not newer than the kernel), and the text and JSON outputs agree.  What
+# does not depend on the kernel (the doc against itself and the objects) is
+# tests/loader/compat_doc.sh.
 # Runs on the host and inside the 6.1 VM (make vm-check).  Read-only: it
 # loads nothing and pins nothing.
 # shellcheck shell=bash
@@ -9,16 +10,9 @@
 # shellcheck disable=SC2015
 source "$(dirname "$0")/../lib/test.sh"
 
-DOC=docs/compat.md
+source tests/lib/compattable.sh
 C=$BUILD/dcbpf
 [ -x "$C" ] || { t_fail "compat: dcbpf built" "$C missing (run make)"; exit 1; }
-
-# The machine-readable table: "key since col..." per row, and the header.
-table=$(sed -n '/<!-- BEGIN compat table/,/<!-- END compat table/p' "$DOC" | grep '^| ')
-[ -n "$table" ] || { t_fail "compat: $DOC has the compat table" "no rows between the BEGIN/END compat table markers"; exit 1; }
-header=$(echo "$table" | head -n 1)
-rows=$(echo "$table" | tail -n +2 | grep -v '^|---' |
-	awk -F'|' '{ for (i = 2; i <= 5; i++) gsub(/^ +| +$/, "", $i); print $2, $3, $4, $5 }')
 
 kver=$(uname -r)
 kmm=$(echo "$kver" | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
@@ -29,21 +23,6 @@ for h in $(echo "$header" | awk -F'|' '{ for (i = 4; i <= 5; i++) { gsub(/ /, ""
 	i=$((i + 1))
 	[ "$h" = "$kmm" ] && col=$i
 done
-
-# ver_ge A B: A >= B as dotted versions
-ver_ge() { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n 1)" = "$2" ]; }
-
-# Each documented column must itself follow from "since" (the doc is consistent).
-bad=""
-while read -r key since c61 c618; do
-	for pair in "6.1:$c61" "6.18:$c618"; do
-		k=${pair%%:*} v=${pair#*:}
-		if ver_ge "$k" "$since"; then want=yes; else want=no; fi
-		[ "$v" = "$want" ] || bad="$bad $key@$k=$v(since $since)"
-	done
-done <<<"$rows"
-[ -z "$bad" ] && t_pass "compat: $DOC columns follow the since column" ||
-	t_fail "compat: $DOC columns follow the since column" "mismatch:$bad"
 
 # ---- dcbpf status --json against the doc ---------------------------------------
 json=$("$C" --pin-dir /sys/fs/bpf/dcbpf-compat-$$ --json status 2>&1)
@@ -104,37 +83,6 @@ nhave=$(echo "$got" | grep -cE '^(helper|kfunc):[^ ]+ yes')
 echo "$text" | grep -qE "helpers/kfuncs used +$nhave of $nh present" || bad="$bad helpers-summary"
 [ -z "$bad" ] && t_pass "compat: dcbpf status text shows the same features" ||
 	t_fail "compat: dcbpf status text shows the same features" "differs for:$bad"
-
-# ---- the helper rows are the helpers the objects call ------------------------------
-# A call instruction is opcode 0x85; with src_reg 0 (byte 2 = 00) it calls
-# the helper whose id is the immediate.
-defs=/usr/include/bpf/bpf_helper_defs.h
-objs=$(ls "$BUILD"/*.bpf.o 2>/dev/null)
-if [ -z "$objs" ] || ! command -v llvm-objdump >/dev/null || [ ! -r "$defs" ]; then
-	t_fail "compat: helper rows match the objects" "need $BUILD/*.bpf.o (make), llvm-objdump (llvm) and $defs (libbpf-dev)"
-	exit 0
-fi
-ids=$(for o in $objs; do llvm-objdump -d "$o"; done |
-	awk '$2 == "85" && $3 == "00" { print $9 $8 $7 $6 }' | sort -u |
-	while read -r hex; do echo $((16#$hex)); done)
-used=$(for id in $ids; do
-	sed -nE "s/^static .*\(\*(bpf_[a-z0-9_]+)\)\(.*= \(void \*\) $id;$/helper:\1/p" "$defs"
-done
-for o in $objs; do
-	# kfunc calls reach the object as calls relocated against an undefined
-	# (extern __ksym) symbol; calls between our own functions resolve locally.
-	und=" $(llvm-objdump -t "$o" | awk '/\*UND\*/ { printf "%s ", $NF }')"
-	llvm-objdump -dr "$o" | awk -v und="$und" \
-		'/R_BPF_64_32/ && prev ~ /call/ && index(und, " " $NF " ") { print "kfunc:" $NF } { prev = $0 }'
-done)
-used=$(echo "$used" | grep . | sort -u)
-doc=$(echo "$rows" | awk '$1 ~ /^(helper|kfunc):/ { print $1 }' | sort -u)
-if [ -n "$used" ] && [ "$used" = "$doc" ]; then
-	t_pass "compat: helper rows match the objects ($(echo "$used" | wc -l) helpers/kfuncs called)"
-else
-	t_fail "compat: helper rows match the objects" \
-		"called but not in $DOC and loader/lib/features.c: $(comm -23 <(echo "$used") <(echo "$doc") | tr '\n' ' '); listed but not called: $(comm -13 <(echo "$used") <(echo "$doc") | tr '\n' ' ')"
-fi
 
 # ---- what the kernel lacks, and what that costs --------------------------------------
 # The doc's "without it" column is what dcbpf status prints for a missing
