@@ -23,13 +23,23 @@ rounds() {
 	shift
 	printf '%s\n' "$@" | jq -s '{per_round: map({completion_ms: .})}' >"$f"
 }
-# verdict MAIN IP IT: criteria.json for those inputs ("none" = part not run)
+# verdict MAIN IP IT [UNTUNED]: criteria.json for those inputs ("none" =
+# part not run; the untuned part defaults to none)
 verdict() {
-	local ip=$D/$2.json it=$D/$3.json
+	local ip=$D/$2.json it=$D/$3.json ut=$D/${4:-none}.json
 	[ "$2" = none ] && ip=$D/null.json
 	[ "$3" = none ] && it=$D/null.json
+	[ "${4:-none}" = none ] && ut=$D/null.json
 	jq -n -c -f tests/demo/criteria.jq --slurpfile m "$D/$1.json" --argjson rate 1000 \
-		--slurpfile ip "$ip" --slurpfile it "$it" --slurpfile is "$D/isum.json" --argjson idelay 1000
+		--slurpfile ip "$ip" --slurpfile it "$it" --slurpfile is "$D/isum.json" --argjson idelay 1000 \
+		--slurpfile u "$ut"
+}
+# untuned NAME PT_MBPS THETA_MBPS: the untuned part's summary.json ("-"
+# leaves that CC's row out)
+untuned() {
+	jq -n --arg p "$2" --arg t "$3" \
+		'[if $p == "-" then empty else {cc: "powertcp", throughput_mbps: ($p | tonumber)} end,
+		  if $t == "-" then empty else {cc: "theta_powertcp", throughput_mbps: ($t | tonumber)} end]' >"$D/$1.json"
 }
 echo null >"$D/null.json"
 jq -n '[{cc: "powertcp", incast_peak_bytes_rounds: [600000, 620000, 640000]},
@@ -72,7 +82,31 @@ main nocubic 990 15000 -
 v=$(verdict nocubic none none)
 jqv "criteria: without CUBIC or the delay part: not measured (null)" "$v" \
 	'.queue_p99 == null and .incast == null and .utilisation.ok'
+jqv "criteria: without the untuned part: defaults not measured (null)" "$v" '.defaults == null'
+
+# fourth target: untuned >= 95 % of tuned, for each variant measured both
+# ways (main: powertcp 990, theta_powertcp 990)
+untuned uok 950 941
+v=$(verdict good pfast tslow uok)
+jqv "criteria: defaults at 95.96 % and 95.05 % of tuned" "$v" \
+	'.defaults.ok and (.defaults.ccs | length) == 2 and (.defaults.ccs[0].ratio * 1e4 | round) == 9596 and .defaults.ccs[1].untuned_mbps == 941'
+untuned uedge 941 940
+v=$(verdict good pfast tslow uedge)
+jqv "criteria: one variant under 95 % fails the target" "$v" '.defaults.ok == false and .defaults.ccs[1].ratio < 0.95'
+untuned uone 990 -
+v=$(verdict good pfast tslow uone)
+jqv "criteria: only powertcp run untuned: judged on it alone" "$v" \
+	'.defaults.ok and (.defaults.ccs | map(.cc)) == ["powertcp"] and .defaults.ccs[0].ratio == 1'
+echo '[]' >"$D/unone.json"
+v=$(verdict good pfast tslow unone)
+jqv "criteria: untuned part without results: not met, no error" "$v" '.defaults.ok == false and .defaults.ccs == []'
+untuned uhigh 999 999
+v=$(verdict bad pfast tslow uhigh)
+jqv "criteria: defaults above the tuned run count (ratio > 1)" "$v" '.defaults.ok and .defaults.ccs[0].ratio > 1'
 jq -n '[{cc: "powertcp", throughput_mbps: null, queue_p99_bytes: null}, {cc: "cubic", queue_p99_bytes: 980000}]' >"$D/failed.json"
 v=$(verdict failed none none)
 jqv "criteria: a powertcp run that failed is not measured" "$v" '.utilisation == null and .queue_p99 == null'
+v=$(verdict failed none none uok)
+jqv "criteria: a failed tuned run leaves nothing to compare: not met" "$v" \
+	'.defaults.ccs == [] and .defaults.ok == false'
 exit 0
