@@ -320,6 +320,14 @@ $(BUILD)/tests/test_xdp_admit: tests/unit/test_xdp_admit.c $(BUILD)/switch.skel.
 		-o $@ tests/unit/test_xdp_admit.c $(LDLIBS_BPF)
 $(BUILD)/bench/xdp_admit: $(BUILD)/switch.skel.h tests/lib/swfixture.h
 
+# ---- s-PERC (bpf/perc.bpf.c, loader/perc/) ------------------------------------
+# The model's tests link the topology parser, the oracle and the simulator
+# (libc and libm only; the command file stays out).
+PERC_SRCS := loader/perc/topo.c loader/perc/oracle.c loader/perc/psim.c loader/lib/err.c
+$(BUILD)/tests/test_perc: tests/unit/test_perc.c $(PERC_SRCS) $(wildcard loader/perc/*.h loader/lib/*.h) $(HDRS) tests/lib/check.h | $(BUILD)/tests
+	$(CC) $(CFLAGS) -Itests/lib -iquote loader -fsanitize=undefined -fno-sanitize-recover=all \
+		-o $@ $< $(PERC_SRCS) -lm
+
 # ---- fuzzing (libFuzzer; tests/fuzz/*.c) ---------------------------------------
 # `make fuzz` builds the harnesses with clang's libFuzzer and sanitizers
 # into $(BUILD)/fuzz/ and runs each for FUZZ_SECONDS; `make check` runs

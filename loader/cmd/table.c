@@ -6,6 +6,7 @@
 #include "dcbpf.h"
 #include "credence/credence.h"
 #include "sim/simcmd.h"
+#include "perc/perccmd.h"
 #include "cc/trace.h"
 #include "eth/ethctl.h"
 #include "int/intctl.h"
@@ -23,6 +24,7 @@ const struct dc_cmd dc_top_cmds[] = {
 	  .summary = "the parameter reference (markdown; --json too)" },
 	{ "switch", .sub = dc_sw_cmds, .summary = "emulated switches (docs/cli.md)" },
 	DC_SIM_CMD,
+	DC_PERC_CMD,
 	DC_CRED_CMD,
 	DC_TRACE_CMD,
 	{ "int", .sub = dc_int_cmds, .summary = "in-band telemetry on hosts and switches" },

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `dcbpf perc oracle` and `dcbpf perc sim` (docs/perc.md).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "perc/perccmd.h"
+#include "perc/percsim.h"
+
+struct perc_oracle_args {
+	const char *topo;
+};
+
+struct perc_sim_args {
+	const char *topo;
+	int alg;
+	__u64 seed;
+	__u64 delay_min_ns, delay_max_ns;
+	double drop, drop_until, rto, rounds;
+	bool rn_literal;
+};
+
+#define OA struct perc_oracle_args
+static const struct dc_opt oracle_opts[] = {
+	{ "topo", 't', DC_OPT_PATH, DC_FIELD(OA, topo), "FILE", .help = "topology file (docs/perc.md)",
+	  .required = true, .flags = DC_OPT_F_EXISTS },
+	{ NULL },
+};
+#undef OA
+
+enum { ALG_SPERC, ALG_STAR, ALG_NPERC };
+static const struct dc_opt_name alg_names[] = {
+	{ "s-perc", ALG_SPERC }, { "s-perc-star", ALG_STAR }, { "n-perc", ALG_NPERC }, { NULL },
+};
+
+#define SA struct perc_sim_args
+static const struct dc_opt sim_opts[] = {
+	{ "topo", 't', DC_OPT_PATH, DC_FIELD(SA, topo), "FILE", .help = "topology file (docs/perc.md)",
+	  .required = true, .flags = DC_OPT_F_EXISTS },
+	{ "alg", 0, DC_OPT_ENUM, DC_FIELD(SA, alg), NULL, .help = "link algorithm", .def = "s-perc-star",
+	  .names = alg_names },
+	{ "seed", 0, DC_OPT_U64, DC_FIELD(SA, seed), "S", .help = "seed of delays, phases and drops",
+	  .def = "1" },
+	{ "delay-min-ns", 0, DC_OPT_U64, DC_FIELD(SA, delay_min_ns), "NS", .help = "per-hop delay, least",
+	  .def = "1000", .umax = 1000000000 },
+	{ "delay-max-ns", 0, DC_OPT_U64, DC_FIELD(SA, delay_max_ns), "NS",
+	  .help = "per-hop delay, most (round = (2 x longest path + 1) x this)", .def = "2000", .umin = 1,
+	  .umax = 1000000000 },
+	{ "drop", 0, DC_OPT_DOUBLE, DC_FIELD(SA, drop), "P", .help = "per-hop control packet loss",
+	  .def = "0", .dmin = 0, .dmax = 1, .flags = DC_OPT_F_MAX_EXCL },
+	{ "drop-until", 0, DC_OPT_DOUBLE, DC_FIELD(SA, drop_until), "ROUNDS",
+	  .help = "losses only before this time", .def = "0", .dmin = 0, .dmax = 1e6 },
+	{ "rto", 0, DC_OPT_DOUBLE, DC_FIELD(SA, rto), "ROUNDS",
+	  .help = "a sender restarts a flow whose control packet is this late (0: never)", .def = "2.02",
+	  .dmin = 0, .dmax = 1e6 },
+	{ "rounds", 0, DC_OPT_DOUBLE, DC_FIELD(SA, rounds), "ROUNDS",
+	  .help = "run this long after the last start, fin or loss", .def = "60", .dmin = 0, .dmax = 1e6,
+	  .flags = DC_OPT_F_MIN_EXCL },
+	{ "rn-literal", 0, DC_OPT_FLAG, DC_FIELD(SA, rn_literal),
+	  .help = "s-PERC*: roundNumber[l] + 1 as Alg. 8 line 36 prints it (slow after drops)" },
+	{ NULL },
+};
+#undef SA
+
+static const char *fmt_kbps(char *buf, size_t len, __u64 kbps)
+{
+	if (kbps >= DC_PERC_INF_KBPS)
+		snprintf(buf, len, "inf");
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)kbps);
+	return buf;
+}
+
+static void jw_dbl(struct jw *j, const char *key, double v)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.3f", v);
+	jw_raw(j, key, buf);
+}
+
+static int oracle_cmd(struct dc_ctx *ctx, int argc, char **argv)
+{
+	const struct perc_oracle_args *o = ctx->opts;
+	struct dc_pt_topo t;
+	struct dc_pt_oracle w1 = { 0 }, w2 = { 0 }, wi = { 0 };
+	char b[32];
+	__u32 f, h;
+	int rc;
+
+	(void)argc;
+	(void)argv;
+	rc = dc_pt_load(o->topo, &t, &ctx->err);
+	if (rc)
+		return rc;
+	rc = dc_pt_waterfill(&t, NULL, 1, &w1, &ctx->err);
+	if (!rc)
+		rc = dc_pt_waterfill(&t, NULL, 2, &w2, &ctx->err);
+	if (!rc)
+		rc = dc_pt_waterfill(&t, NULL, DC_PT_WF_INF, &wi, &ctx->err);
+	if (rc)
+		goto out;
+	if (ctx->json) {
+		jw_obj(&ctx->jw, NULL);
+		jw_u64(&ctx->jw, "w1", w1.iters);
+		jw_u64(&ctx->jw, "w2", w2.iters);
+		jw_u64(&ctx->jw, "w", wi.iters);
+		jw_u64(&ctx->jw, "bound_rounds", 6ULL * w2.iters);
+		jw_arr(&ctx->jw, "flows");
+		for (f = 0; f < t.nflows; f++) {
+			jw_obj(&ctx->jw, NULL);
+			jw_str(&ctx->jw, "flow", t.flows[f].name);
+			jw_u64(&ctx->jw, "rate_kbps", wi.rate_kbps[f]);
+			jw_str(&ctx->jw, "bottleneck", t.links[wi.bneck[f]].name);
+			jw_arr(&ctx->jw, "path");
+			for (h = 0; h < t.flows[f].nhops; h++)
+				jw_str(&ctx->jw, NULL, t.links[t.flows[f].path[h]].name);
+			jw_end_arr(&ctx->jw);
+			jw_end_obj(&ctx->jw);
+		}
+		jw_end_arr(&ctx->jw);
+		jw_end_obj(&ctx->jw);
+		jw_done(&ctx->jw);
+		goto out;
+	}
+	fprintf(ctx->out, "# %s: %u links, %u flows; W1 (CPG) %u, W2 %u, W %u; s-PERC bound 6*W2 = %u rounds\n",
+		o->topo, t.nlinks, t.nflows, w1.iters, w2.iters, wi.iters, 6 * w2.iters);
+	fprintf(ctx->out, "%-16s %14s %-16s %s\n", "flow", "rate_kbps", "bottleneck", "path");
+	for (f = 0; f < t.nflows; f++) {
+		fprintf(ctx->out, "%-16s %14s %-16s", t.flows[f].name, fmt_kbps(b, sizeof(b), wi.rate_kbps[f]),
+			t.links[wi.bneck[f]].name);
+		for (h = 0; h < t.flows[f].nhops; h++)
+			fprintf(ctx->out, "%s%s", h ? "," : " ", t.links[t.flows[f].path[h]].name);
+		fputc('\n', ctx->out);
+	}
+out:
+	dc_pt_oracle_free(&w1);
+	dc_pt_oracle_free(&w2);
+	dc_pt_oracle_free(&wi);
+	dc_pt_free(&t);
+	return rc;
+}
+
+static int sim_cmd(struct dc_ctx *ctx, int argc, char **argv)
+{
+	const struct perc_sim_args *o = ctx->opts;
+	static const char *const alg_label[] = { "s-perc", "s-perc-star", "n-perc" };
+	struct dc_pt_simcfg c;
+	struct dc_pt_simres r;
+	struct dc_pt_topo t;
+	char b1[32], b2[32];
+	__u32 f, l;
+	int rc;
+
+	(void)argc;
+	(void)argv;
+	if (o->delay_min_ns > o->delay_max_ns)
+		return dc_fail(ctx, EXIT_USAGE, "--delay-min-ns %llu is above --delay-max-ns %llu",
+			       (unsigned long long)o->delay_min_ns, (unsigned long long)o->delay_max_ns);
+	if (o->rn_literal && o->alg != ALG_STAR)
+		return dc_fail(ctx, EXIT_USAGE, "--rn-literal is a variant of --alg s-perc-star");
+	rc = dc_pt_load(o->topo, &t, &ctx->err);
+	if (rc)
+		return rc;
+	dc_pt_simcfg_defaults(&c);
+	c.mode = o->alg == ALG_STAR ? DC_PERC_M_STAR : o->alg == ALG_NPERC ? DC_PERC_M_NPERC : 0;
+	if (o->rn_literal)
+		c.mode |= DC_PERC_M_RN_LITERAL;
+	c.seed = o->seed;
+	c.delay_min_ns = o->delay_min_ns;
+	c.delay_max_ns = o->delay_max_ns;
+	c.drop = o->drop;
+	c.drop_until_rounds = o->drop_until;
+	c.rto_rounds = o->rto;
+	c.run_rounds = o->rounds;
+	rc = dc_pt_simulate(&t, &c, &r, &ctx->err);
+	if (rc) {
+		dc_pt_free(&t);
+		return rc;
+	}
+	if (ctx->json) {
+		jw_obj(&ctx->jw, NULL);
+		jw_str(&ctx->jw, "alg", alg_label[o->alg]);
+		jw_u64(&ctx->jw, "seed", o->seed);
+		jw_u64(&ctx->jw, "round_ns", r.round_ns);
+		jw_dbl(&ctx->jw, "end_rounds", (double)r.end_ns / (double)r.round_ns);
+		jw_dbl(&ctx->jw, "ref_rounds", r.ref_rounds);
+		jw_u64(&ctx->jw, "w1", r.w1);
+		jw_u64(&ctx->jw, "w2", r.w2);
+		jw_u64(&ctx->jw, "w", r.winf);
+		jw_u64(&ctx->jw, "bound_rounds", 6ULL * r.w2);
+		jw_dbl(&ctx->jw, "max_rounds", r.max_rounds);
+		jw_bool(&ctx->jw, "converged", r.all_converged);
+		jw_u64(&ctx->jw, "updates", r.updates);
+		jw_u64(&ctx->jw, "drops", r.drops);
+		jw_arr(&ctx->jw, "flows");
+		for (f = 0; f < t.nflows; f++) {
+			const struct dc_pt_flowres *fr = &r.flow[f];
+
+			jw_obj(&ctx->jw, NULL);
+			jw_str(&ctx->jw, "flow", t.flows[f].name);
+			jw_bool(&ctx->jw, "active", fr->active);
+			jw_u64(&ctx->jw, "rate_kbps", fr->rate_kbps);
+			jw_u64(&ctx->jw, "maxmin_kbps", fr->expect_kbps);
+			jw_bool(&ctx->jw, "converged", fr->converged);
+			jw_dbl(&ctx->jw, "rounds", fr->rounds);
+			jw_u64(&ctx->jw, "restarts", fr->restarts);
+			jw_end_obj(&ctx->jw);
+		}
+		jw_end_arr(&ctx->jw);
+		jw_arr(&ctx->jw, "links");
+		for (l = 0; l < t.nlinks; l++) {
+			const struct dc_perc_state *s = &r.link[l];
+			char sum[32];
+
+			jw_obj(&ctx->jw, NULL);
+			jw_str(&ctx->jw, "link", t.links[l].name);
+			jw_u64(&ctx->jw, "cap_kbps", s->cap_kbps);
+			snprintf(sum, sizeof(sum), "%lld", (long long)s->sum_e_kbps);
+			jw_raw(&ctx->jw, "sum_e_kbps", sum);
+			snprintf(sum, sizeof(sum), "%d", s->num_b);
+			jw_raw(&ctx->jw, "num_b", sum);
+			jw_u64(&ctx->jw, "max_e_kbps", s->max_e_kbps);
+			jw_end_obj(&ctx->jw);
+		}
+		jw_end_arr(&ctx->jw);
+		jw_end_obj(&ctx->jw);
+		jw_done(&ctx->jw);
+	} else {
+		fprintf(ctx->out,
+			"# %s, seed %llu, round %llu ns, %.1f rounds; W2 %u (bound 6*W2 = %u rounds); "
+			"%llu updates, %llu drops; rounds counted from %.2f\n",
+			alg_label[o->alg], (unsigned long long)o->seed, (unsigned long long)r.round_ns,
+			(double)r.end_ns / (double)r.round_ns, r.w2, 6 * r.w2, (unsigned long long)r.updates,
+			(unsigned long long)r.drops, r.ref_rounds);
+		fprintf(ctx->out, "%-16s %14s %14s %9s %8s %8s\n", "flow", "rate_kbps", "maxmin_kbps", "converged",
+			"rounds", "restarts");
+		for (f = 0; f < t.nflows; f++) {
+			const struct dc_pt_flowres *fr = &r.flow[f];
+
+			if (!fr->active) {
+				fprintf(ctx->out, "%-16s %14s %14s %9s %8s %8llu\n", t.flows[f].name, "-", "-",
+					"finished", "-", (unsigned long long)fr->restarts);
+				continue;
+			}
+			fprintf(ctx->out, "%-16s %14s %14s %9s %8.2f %8llu\n", t.flows[f].name,
+				fmt_kbps(b1, sizeof(b1), fr->rate_kbps), fmt_kbps(b2, sizeof(b2), fr->expect_kbps),
+				fr->converged ? "yes" : "NO", fr->rounds, (unsigned long long)fr->restarts);
+		}
+	}
+	if (!r.all_converged && !ctx->json)
+		fprintf(ctx->errf, "dcbpf perc sim: not every flow is at its max-min rate at the end\n");
+	dc_pt_simres_free(&r);
+	dc_pt_free(&t);
+	return 0;
+}
+
+const struct dc_cmd dc_perc_cmds[] = {
+	{ "oracle", oracle_cmd, oracle_opts, sizeof(struct perc_oracle_args),
+	  .summary = "max-min rates by water-filling and the WF^k depths of a topology",
+	  .doc = "Rates in kbps (floors, as the links compute them); W2 bounds s-PERC's\n"
+		 "convergence: 6 x W2 rounds once the flows are stable (Proactive Congestion\n"
+		 "Control, Thm 3.4.4).  Topology format: docs/perc.md." },
+	{ "sim", sim_cmd, sim_opts, sizeof(struct perc_sim_args),
+	  .summary = "the control protocol, asynchronously, on a topology: rounds to converge per flow",
+	  .doc = "Every flow's one control packet crosses its path and back with a random per-hop\n"
+		 "delay; each link runs the update of include/dcbpf/perc.h (the TC program's)\n"
+		 "with its own random reset phase.  start=/fin= in the file make churn; --drop\n"
+		 "loses control packets until --drop-until.  A flow's rounds: from the last\n"
+		 "start, fin or loss to its last rate change.  Exit 0 even when a flow did not\n"
+		 "converge (the table says NO; JSON \"converged\": false)." },
+	{ NULL },
+};
