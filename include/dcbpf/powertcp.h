@@ -561,7 +561,8 @@ DC_INLINE bool dc_ptcp_idle_restart(__u32 idle_jiffies, __u32 rto_jiffies)
 }
 
 /* As dc_ptcp_state_init, keeping the socket's identity (CC, port) and
- * taking τ from the min RTT the flow has already measured. */
+ * taking τ from the base RTT measured by now (the path's, else the
+ * flow's) and the send unit. */
 DC_INLINE void dc_ptcp_state_restart(struct dc_ptcp_state *st, const struct dc_cc_cfg *cfg,
 				     __u32 snd_nxt, __u32 min_rtt_us, __u32 unit_bytes,
 				     __u32 min_bytes)

@@ -26,12 +26,13 @@ enum dc_cc_id {
 
 /*
  * Per-CC parameters (dc_cc_cfg, key enum dc_cc_id).  Zero means "derive":
- * base_rtt_us = 0 tracks the flow's min RTT, beta_bytes = 0 uses
- * host_bw · τ / expected_flows (Addanki thesis §2.2.3).
+ * base_rtt_us = 0 takes the path's base RTT learned across flows plus one
+ * send unit, beta_bytes = 0 uses host_bw · τ / expected_flows, at least one
+ * send unit (Addanki thesis §2.2.3; docs/design.md).
  */
 struct dc_cc_cfg {
 	__u32 gamma_q16;	/* EWMA weight γ ∈ (0, 1], Q16 */
-	__u32 base_rtt_us;	/* τ; 0 = min RTT of the flow */
+	__u32 base_rtt_us;	/* τ; 0 = learned (dc_ptcp_path_tau_us) */
 	__u32 host_bw_mbps;	/* host NIC bandwidth (HostBw) */
 	__u32 expected_flows;	/* N in β = HostBw·τ/N */
 	__u32 beta_bytes;	/* additive increase β; 0 = derive */
