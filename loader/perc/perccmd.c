@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "perc/perccmd.h"
@@ -150,7 +151,9 @@ static int sim_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	struct dc_pt_simcfg c;
 	struct dc_pt_simres r;
 	struct dc_pt_topo t;
+	struct timespec t0, t1;
 	char b1[32], b2[32];
+	double wall_s;
 	__u32 f, l;
 	int rc;
 
@@ -175,7 +178,10 @@ static int sim_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	c.drop_until_rounds = o->drop_until;
 	c.rto_rounds = o->rto;
 	c.run_rounds = o->rounds;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = dc_pt_simulate(&t, &c, &r, &ctx->err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	wall_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	if (rc) {
 		dc_pt_free(&t);
 		return rc;
@@ -195,6 +201,7 @@ static int sim_cmd(struct dc_ctx *ctx, int argc, char **argv)
 		jw_bool(&ctx->jw, "converged", r.all_converged);
 		jw_u64(&ctx->jw, "updates", r.updates);
 		jw_u64(&ctx->jw, "drops", r.drops);
+		jw_dbl(&ctx->jw, "updates_per_s", wall_s > 0 ? (double)r.updates / wall_s : 0);
 		jw_arr(&ctx->jw, "flows");
 		for (f = 0; f < t.nflows; f++) {
 			const struct dc_pt_flowres *fr = &r.flow[f];
