@@ -4,7 +4,8 @@
  * the two-flow, three-link example of "Proactive Congestion Control"
  * (Jose), Fig 3.4, replayed update by update (b, a, s and the ignore bit
  * of every update, MaxE before it, the link state after the third round),
- * the n-PERC contrast at update 4 (Fig 3.2), reflection at the receiver,
+ * for s-PERC and s-PERC* (roundNumber stamped), the n-PERC contrast at
+ * update 4 (Fig 3.2), the short-flow limit l0, reflection at the receiver,
  * FIN, the lazy round reset, and malformed control packets dropped by
  * reason with the link state left as it was.  Needs root.
  */
@@ -196,16 +197,20 @@ static const struct step fig34[] = {
 enum { L20 = 1, L30 = 2, L12 = 3 };
 static const __u32 all3[] = { L20, L30, L12 };
 
-static void test_fig34(void)
+/* s-PERC, then s-PERC*: every flow is seen at every link once per round
+ * here, so the shadows rebuild exactly the books and the trace is the same;
+ * s-PERC* also stamps each entry with its link's roundNumber. */
+static void test_fig34(__u32 mode)
 {
+	const char *mn = mode ? "s-PERC*" : "s-PERC";
 	struct flow f[2];
-	char name[96];
+	char name[128];
 	unsigned int i;
 	struct dc_perc_link l;
 
-	new_link(L20, 20ULL * G, 0);
-	new_link(L30, 30ULL * G, 0);
-	new_link(L12, 12ULL * G, 0);
+	new_link(L20, 20ULL * G, mode);
+	new_link(L30, 30ULL * G, mode);
+	new_link(L12, 12ULL * G, mode);
 	flow_init(&f[0], L20, L30);
 	flow_init(&f[1], L30, L12);
 	for (i = 0; i < sizeof(fig34) / sizeof(fig34[0]); i++) {
@@ -219,18 +224,22 @@ static void test_fig34(void)
 		/* MaxE as the packet finds it: after the lazy reset it triggers */
 		l = get_link(fl->link[s->idx]);
 		dc_perc_advance(&l.st, l.tick);
-		snprintf(name, sizeof(name), "perc fig 3.4 %s: MaxE before", s->who);
+		snprintf(name, sizeof(name), "perc fig 3.4 %s %s: MaxE before", mn, s->who);
 		CHECK_EQ(name, l.st.max_e_kbps, (__u64)s->maxe_g * G);
 		rc = update(fl, s->idx, s->reverse, false);
-		snprintf(name, sizeof(name), "perc fig 3.4 %s: program passes and moves the index", s->who);
+		snprintf(name, sizeof(name), "perc fig 3.4 %s %s: program passes and moves the index", mn, s->who);
 		CHECK(name, rc == 0, "rc %d", rc);
-		snprintf(name, sizeof(name), "perc fig 3.4 %s: b, a", s->who);
+		snprintf(name, sizeof(name), "perc fig 3.4 %s %s: b, a", mn, s->who);
 		CHECK(name, h->b_kbps == s->b_g * G && h->a_kbps == s->a_g * G, "b %u a %u", h->b_kbps,
 		      h->a_kbps);
-		snprintf(name, sizeof(name), "perc fig 3.4 %s: s, ignore, link id", s->who);
+		snprintf(name, sizeof(name), "perc fig 3.4 %s %s: s, ignore, link id, roundNumber", mn,
+			 s->who);
+		l = get_link(fl->link[s->idx]);
 		CHECK(name, h->bneck == s->bneck && h->ignore == s->ignore &&
-			    h->link_id == fl->link[s->idx],
-		      "s %u i %u link %u", h->bneck, h->ignore, h->link_id);
+			    h->link_id == fl->link[s->idx] &&
+			    h->round == (mode ? 1 + i / 4 : 0) && l.st.round_number == (mode ? 1 + i / 4 : 1),
+		      "s %u i %u link %u round %u (link %u)", h->bneck, h->ignore, h->link_id, h->round,
+		      l.st.round_number);
 	}
 	tick(all3, 3);	/* end of round 3; state applied lazily by the next packet: */
 	{
@@ -240,22 +249,28 @@ static void test_fig34(void)
 			st[i] = get_link(i).st;
 			dc_perc_advance(&st[i], get_link(i).tick);
 		}
-		CHECK("perc fig 3.4 after round 3: l20 NumB=0 SumE=18 MaxE=18",
+		snprintf(name, sizeof(name), "%s %s", "perc fig 3.4 after round 3: l20 NumB=0 SumE=18 MaxE=18", mn);
+		CHECK(name,
 		      st[L20].num_b == 0 && st[L20].sum_e_kbps == 18LL * G && st[L20].max_e_kbps == 18ULL * G,
 		      "%d %lld %llu", st[L20].num_b, (long long)st[L20].sum_e_kbps,
 		      (unsigned long long)st[L20].max_e_kbps);
-		CHECK("perc fig 3.4 after round 3: l30 NumB=1 SumE=12 MaxE=12",
+		snprintf(name, sizeof(name), "%s %s", "perc fig 3.4 after round 3: l30 NumB=1 SumE=12 MaxE=12", mn);
+		CHECK(name,
 		      st[L30].num_b == 1 && st[L30].sum_e_kbps == 12LL * G && st[L30].max_e_kbps == 12ULL * G,
 		      "%d %lld %llu", st[L30].num_b, (long long)st[L30].sum_e_kbps,
 		      (unsigned long long)st[L30].max_e_kbps);
-		CHECK("perc fig 3.4 after round 3: l12 NumB=1 SumE=0 MaxE=0",
+		snprintf(name, sizeof(name), "%s %s", "perc fig 3.4 after round 3: l12 NumB=1 SumE=0 MaxE=0", mn);
+		CHECK(name,
 		      st[L12].num_b == 1 && st[L12].sum_e_kbps == 0 && st[L12].max_e_kbps == 0, "%d %lld %llu",
 		      st[L12].num_b, (long long)st[L12].sum_e_kbps, (unsigned long long)st[L12].max_e_kbps);
 	}
-	CHECK("perc fig 3.4: rates fG 12 fB 18 Gb/s (max-min)",
+	snprintf(name, sizeof(name), "%s %s", "perc fig 3.4: rates fG 12 fB 18 Gb/s (max-min)", mn);
+		CHECK(name,
 	      dc_perc_rate_kbps(f[1].hop, 2) == 12 * G && dc_perc_rate_kbps(f[0].hop, 2) == 18 * G,
 	      "fG %u fB %u", dc_perc_rate_kbps(f[1].hop, 2), dc_perc_rate_kbps(f[0].hop, 2));
 
+	if (mode)
+		return;
 	/* FIN: fG leaves; l30 and l12 drop its B contribution. */
 	{
 		__s32 nb30 = get_link(L30).st.num_b, nb12 = get_link(L12).st.num_b;
@@ -347,6 +362,36 @@ static void test_reflect(void)
 	rc = run(bpf_program__fd(skel->progs.dc_perc_egress), &in, &out);
 	CHECK("perc reflect: egress passes reverse packets untouched",
 	      rc == TC_ACT_OK && !memcmp(out.b, in.b, in.len) && get_link(L20).updates == 0, "rc %d", rc);
+}
+
+/* A short flow's virtual link l0 (s-PERC*, Ch. 4.1): its rate limits the
+ * allocation like another hop's b; without the flag the field is ignored. */
+static void test_l0(void)
+{
+	struct dc_perc_hop hops[2];
+	struct frame in, out;
+	struct dc_perc_hop h;
+	int rc;
+
+	for (int flag = 0; flag < 2; flag++) {
+		new_link(L20, 20ULL * G, DC_PERC_M_STAR);
+		port(L20, 0);
+		dc_perc_hop_fresh(&hops[0]);
+		dc_perc_hop_fresh(&hops[1]);
+		frame(&in, flag ? DC_PERC_PF_L0 : 0, 2, 0, hops, 2);
+		dc_perc_put_be32(in.b + OFF + 12, 5 * G);
+		rc = run(bpf_program__fd(skel->progs.dc_perc_egress), &in, &out);
+		dc_perc_hop_decode(out.b + OFF + DC_PERC_HDR_LEN, &h);
+		if (flag)
+			CHECK("perc l0: limit 5 Gb/s: a = 5, s = E, b = 20; l20 books it in E",
+			      rc == TC_ACT_OK && h.a_kbps == 5 * G && !h.bneck && h.b_kbps == 20 * G &&
+				      get_link(L20).st.sum_e_kbps == 5LL * G && get_link(L20).st.num_b == 0,
+			      "rc %d a %u s %u b %u", rc, h.a_kbps, h.bneck, h.b_kbps);
+		else
+			CHECK("perc l0: without the flag the field is ignored: a = 20, s = B",
+			      rc == TC_ACT_OK && h.a_kbps == 20 * G && h.bneck, "rc %d a %u s %u", rc, h.a_kbps,
+			      h.bneck);
+	}
 }
 
 /* Lazy Alg. 5: a link whose rounds are timed (round_ns) catches up on the
@@ -509,9 +554,11 @@ int main(void)
 	link_fd = bpf_map__fd(skel->maps.dc_perc_link);
 	port_fd = bpf_map__fd(skel->maps.dc_perc_port);
 	stats_fd = bpf_map__fd(skel->maps.dc_perc_stats);
-	test_fig34();
+	test_fig34(0);
+	test_fig34(DC_PERC_M_STAR);
 	test_nperc();
 	test_reflect();
+	test_l0();
 	test_lazy_reset();
 	test_malformed();
 	perc_bpf__destroy(skel);
