@@ -322,7 +322,8 @@ static __always_inline void dc_timely_ack(struct sock *sk, const struct rate_sam
 	DC_CTR_ADD(dc_cc_stats, stats, acks, 1);
 	if (!a.rtt_us)
 		DC_CTR_ADD(dc_cc_stats, stats, rtt_missing, 1);
-	act = dc_timely_on_ack(st, &cfg, &a);
+	/* srtt_us is kept ×8 (include/linux/tcp.h) */
+	act = dc_timely_on_ack(st, &cfg, &a, dc_tcp_sk(sk)->srtt_us >> 3);
 	switch (act) {
 	case DC_TIMELY_LOW:
 	case DC_TIMELY_INC:

@@ -87,11 +87,12 @@ DC_INLINE __u32 dc_hpcc_wai_bytes(const struct dc_cc_cfg *cfg, __u32 tau_us)
 
 /*
  * u' of one hop (l.4-5) from its previous record and the current one.
- * Timestamps and byte counters are compared modulo 2^32 (the wire keeps
- * fewer bits; docs/int.md), so a counter that wrapped between the two
- * records still gives the right difference.  0 when the pair cannot be
- * differentiated: same or older timestamp, a gap beyond DC_INT_MAX_DT_NS
- * (more than one wrap possible), or no rate.
+ * The sender's decoder unwraps the wire's 20-bit timestamp and 22-bit byte
+ * counter into 64-bit values (docs/int.md); the state keeps their low 32
+ * bits and compares modulo 2^32, so a pair across a 2^32 boundary still
+ * gives the right difference.  0 when the pair cannot be differentiated:
+ * same timestamp, a gap beyond DC_INT_MAX_DT_NS, or no rate (a port whose
+ * rate INT cannot report, below 100 Mbit/s).
  */
 DC_INLINE __u32 dc_hpcc_hop_u(const struct dc_ptcp_hop_prev *prev, const struct dc_int_hop *cur,
 			      __u32 tau_us, __u32 *dt_ns_out)

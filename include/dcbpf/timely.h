@@ -19,11 +19,11 @@
  * T_high = 500 µs; minRTT is the propagation RTT (here τ: base_rtt_us, or
  * the flow's min RTT).
  *
- * Linux mapping (docs/baselines.md): TIMELY is rate based.  With pacing,
- * R is the socket's pacing rate and cwnd = R·max(T_high, τ): the window
- * binds only once the RTT passes T_high, where TIMELY cuts the rate
- * itself, so the rate law is what controls the flow.  Without pacing,
- * cwnd = R·τ is the only lever.
+ * Linux mapping (docs/baselines.md): TIMELY is rate based and has no
+ * window.  With pacing, R is the socket's pacing rate and cwnd =
+ * R·max(T_high, sRTT): what a flow paced at R has in flight, so the window
+ * never takes over from the rate (an RTT above T_high is answered by the
+ * law's own cut).  Without pacing, cwnd = R·τ is the only lever.
  *
  * Units: rates in kbit/s, RTTs in µs, rtt_diff in ns (signed), α, β and g
  * in Q16.
@@ -44,9 +44,11 @@
 /* Completions in a row with g ≤ 0 before the increase is N·δ (HAI). */
 #define DC_TIMELY_HAI_THRESH 5
 #define DC_TIMELY_HAI_N 5
-/* A completion event: TIMELY's segments are 16–64 KB (§4.1); the smallest
- * gives one rate update about every RTT at our 1 Gbit/s bottlenecks. */
-#define DC_TIMELY_SEG_BYTES 16384
+/* A completion event: TIMELY's segments are 16–64 KB (§4.1).  The largest:
+ * its new_rtt is the minimum of more host RTT samples, which filters more
+ * of their scheduling noise (16 KB let that noise drive the gradient and
+ * hold flows at a few percent of a 1 Gbit/s link; docs/baselines.md). */
+#define DC_TIMELY_SEG_BYTES 65536
 /* Floor of the rate: a flow cut to nothing never sends the segment whose
  * completion would raise it again. */
 #define DC_TIMELY_MIN_RATE_KBPS 10000
@@ -179,12 +181,19 @@ DC_INLINE __u32 dc_timely_completion(struct dc_timely_state *st, const struct dc
 	return act;
 }
 
-/* Window for rate R (see the header comment): R·max(T_high, τ) with
- * pacing, R·τ without; within [min_bytes, max_bytes]. */
-DC_INLINE __u32 dc_timely_cwnd_bytes(__u32 rate_kbps, __u32 tau_us, __u32 t_high_us, bool pacing,
-				     __u32 min_bytes, __u32 max_bytes)
+/* Window for rate R (see the header comment): R·max(T_high, sRTT, τ)
+ * with pacing, R·τ without; within [min_bytes, max_bytes]. */
+DC_INLINE __u32 dc_timely_cwnd_bytes(__u32 rate_kbps, __u32 tau_us, __u32 t_high_us,
+				     __u32 srtt_us, bool pacing, __u32 min_bytes, __u32 max_bytes)
 {
-	__u32 t = pacing && t_high_us > tau_us ? t_high_us : tau_us;
+	__u32 t = tau_us;
+
+	if (pacing) {
+		if (t_high_us > t)
+			t = t_high_us;
+		if (srtt_us > t)
+			t = srtt_us;
+	}
 	/* kbit/s · µs / 8000 = bytes */
 	__u64 w = (__u64)rate_kbps * t / (DC_BITS_PER_BYTE * 1000);
 
@@ -206,7 +215,7 @@ DC_INLINE void dc_timely_state_init(struct dc_timely_state *st, const struct dc_
 	dc_timely_params(cfg, &p);
 	st->rate_kbps = p.max_kbps;
 	st->tau_us = dc_ptcp_tau_us(cfg, min_rtt_us);
-	st->cwnd_bytes = dc_timely_cwnd_bytes(st->rate_kbps, st->tau_us, p.t_high_us,
+	st->cwnd_bytes = dc_timely_cwnd_bytes(st->rate_kbps, st->tau_us, p.t_high_us, 0,
 					      cfg->pacing, min_bytes, DC_U32_MAX);
 	st->prev_rtt_us = 0;
 	st->rtt_diff_ns = 0;
@@ -225,11 +234,11 @@ DC_INLINE void dc_timely_state_init(struct dc_timely_state *st, const struct dc_
  * timestamps have none — docs/baselines.md), and on the ACK that completes
  * the segment run the completion with it.  A segment that saw no sample
  * stays open until one arrives.  The window follows the rate on every
- * ACK (τ may have moved).  Returns the action of a completion on this ACK
- * (DC_TIMELY_NONE otherwise).
+ * ACK (τ and sRTT, the socket's smoothed RTT in µs, move).  Returns the
+ * action of a completion on this ACK (DC_TIMELY_NONE otherwise).
  */
 DC_INLINE __u32 dc_timely_on_ack(struct dc_timely_state *st, const struct dc_cc_cfg *cfg,
-				 const struct dc_ptcp_ack *a)
+				 const struct dc_ptcp_ack *a, __u32 srtt_us)
 {
 	struct dc_timely_params p;
 	__u32 act = DC_TIMELY_NONE;
@@ -244,8 +253,8 @@ DC_INLINE __u32 dc_timely_on_ack(struct dc_timely_state *st, const struct dc_cc_
 		st->seg_min_rtt_us = 0;
 		st->seg_end_seq = a->ack_seq + DC_TIMELY_SEG_BYTES;
 	}
-	st->cwnd_bytes = dc_timely_cwnd_bytes(st->rate_kbps, st->tau_us, p.t_high_us, cfg->pacing,
-					      a->min_cwnd_bytes, a->max_cwnd_bytes);
+	st->cwnd_bytes = dc_timely_cwnd_bytes(st->rate_kbps, st->tau_us, p.t_high_us, srtt_us,
+					      cfg->pacing, a->min_cwnd_bytes, a->max_cwnd_bytes);
 	return act;
 }
 

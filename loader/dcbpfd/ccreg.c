@@ -124,6 +124,16 @@ int dmn_adopt_cc(struct daemon *d, const struct dc_cc_reg *cc)
 	return 0;
 }
 
+bool dmn_cc_wanted(const struct daemon *d, const struct dc_cc_reg *cc)
+{
+	const struct dc_param *p;
+
+	if (!cc->daemon_switch)
+		return true;
+	p = dc_param_find(DC_SCOPE_DAEMON, cc->daemon_switch);
+	return p && dc_param_raw(p, &d->cfg.daemon);
+}
+
 int dmn_register_cc(struct daemon *d, const struct dc_cc_reg *cc)
 {
 	struct cc_reg *r = &d->reg[cc - dc_cc_regs];

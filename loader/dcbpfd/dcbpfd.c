@@ -288,11 +288,19 @@ int main(int argc, char **argv)
 	if (rc == EXIT_OK) {
 		char names[256];
 		size_t off = 0;
+		unsigned int n = 0, k = 0;
 
-		for (i = 0; i < dc_ncc_regs && off < sizeof(names); i++)
+		/* the CCs this run registered or adopted */
+		for (i = 0; i < dc_ncc_regs; i++)
+			n += d.reg[i].registered || d.reg[i].adopted;
+		for (i = 0; i < dc_ncc_regs && off < sizeof(names); i++) {
+			if (!d.reg[i].registered && !d.reg[i].adopted)
+				continue;
 			off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s",
-						i ? (i + 1 == dc_ncc_regs ? " and " : ", ") : "",
+						k ? (k + 1 == n ? " and " : ", ") : "",
 						dc_cc_regs[i].name);
+			k++;
+		}
 		dc_info("ready: %s registered, pins under %s (pid %d)", names, d.cfg.daemon.pin_dir,
 			(int)getpid());
 		/* maps pinned, programs loaded and registered, config written: from

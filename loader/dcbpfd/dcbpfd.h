@@ -71,6 +71,8 @@ int dmn_read_config(struct daemon *d, struct dc_config *out, struct dc_errbuf *e
 void dmn_pin_path(const struct daemon *d, const char *name, char *buf, size_t len);
 void dmn_unregister_cc(struct daemon *d, const struct dc_cc_reg *cc);
 int dmn_adopt_cc(struct daemon *d, const struct dc_cc_reg *cc);
+/* Whether the config asks for cc (its daemon_switch is 1, or it has none). */
+bool dmn_cc_wanted(const struct daemon *d, const struct dc_cc_reg *cc);
 int dmn_register_cc(struct daemon *d, const struct dc_cc_reg *cc);
 int dmn_load_object(struct daemon *d, unsigned int oi);
 int dmn_write_cfg(struct daemon *d, const struct dc_cc_cfg *want, const char *why);

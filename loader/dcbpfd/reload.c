@@ -196,6 +196,15 @@ int dmn_start(struct daemon *d)
 
 		if (dmn_adopt_cc(d, cc))
 			goto fail_runtime;
+		if (!dmn_cc_wanted(d, cc)) {
+			/* switched off since the run that registered it */
+			if (d->reg[i].adopted) {
+				dc_info("%s: %s = 0: unregistering what an earlier run left", cc->name,
+					cc->daemon_switch);
+				dmn_unregister_cc(d, cc);
+			}
+			continue;
+		}
 		if (d->reg[i].adopted)
 			continue;
 		need_load[cc->obj] = true;
@@ -250,7 +259,7 @@ int dmn_start(struct daemon *d)
 		goto fail_runtime;
 
 	for (i = 0; i < dc_ncc_regs; i++) {
-		if (d->reg[i].adopted)
+		if (d->reg[i].adopted || !dmn_cc_wanted(d, &dc_cc_regs[i]))
 			continue;
 		rc = dmn_register_cc(d, &dc_cc_regs[i]);
 		if (rc)
@@ -295,6 +304,11 @@ int dmn_reload(struct daemon *d)
 		dc_warn("reload: lock_file %s -> %s needs a restart; keeping %s",
 			d->cfg.daemon.lock_file, nc.daemon.lock_file, d->cfg.daemon.lock_file);
 		memcpy(nc.daemon.lock_file, d->cfg.daemon.lock_file, sizeof(nc.daemon.lock_file));
+	}
+	if (nc.daemon.dctcp != d->cfg.daemon.dctcp) {
+		dc_warn("reload: dctcp %u -> %u needs a restart; keeping %u", d->cfg.daemon.dctcp,
+			nc.daemon.dctcp, d->cfg.daemon.dctcp);
+		nc.daemon.dctcp = d->cfg.daemon.dctcp;
 	}
 	if (nc.daemon.flows_max != d->cfg.daemon.flows_max) {
 		dc_warn("reload: flows_max %u -> %u needs a full restart (stop without --keep, start); "

@@ -44,6 +44,8 @@ const struct dc_param dc_params[] = {
 	  DC_FLOWS_MAX_MAX, "flows",
 	  "max_entries of the per-flow LRU maps (dc_cc_flows, dc_int_flows, dc_int_sink); "
 	  "applies when the maps are created" },
+	{ "dctcp", DC_SCOPE_DAEMON, DC_K_BOOL, DOFF(dctcp), 0, 1, "-",
+	  "1 = also register the BPF DCTCP (the ECN baseline) as dctcp; read at start" },
 	{ "interfaces", DC_SCOPE_INT, DC_K_IFGLOBS, IOFF(interfaces), 0, 0, "-",
 	  "interfaces that get the host INT programs (egress source/echo, ingress sink), as "
 	  "names or globs (veth*); empty = none" },

@@ -54,6 +54,7 @@ struct dc_daemon_cfg {
 	char metrics_file[DC_PATH_LEN];	/* "" = the daemon writes no metrics */
 	__u32 metrics_interval_s;
 	__u32 flows_max;	/* max_entries of every per-flow (LRU) map */
+	__u32 dctcp;		/* 1 = also register the BPF DCTCP (dc_cc_regs) */
 };
 
 /*

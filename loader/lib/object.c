@@ -14,6 +14,7 @@
 #include "powertcp_v61.skel.h"
 #include "baseline.skel.h"
 #include "baseline_v61.skel.h"
+#include "dctcp.skel.h"
 
 #include "object.h"
 #include "pins.h"
@@ -43,23 +44,35 @@ static const struct dc_obj_variant powertcp_variants[] = {
 	{ "powertcp_v61", 2, elf_v61 },
 };
 
+static const void *elf_dctcp(size_t *sz)
+{
+	return dctcp_bpf__elf_bytes(sz);
+}
+
 /* HPCC and TIMELY (bpf/baseline.bpf.c), the same two ABIs. */
 static const struct dc_obj_variant baseline_variants[] = {
 	{ "baseline", 4, elf_bl_v610 },
 	{ "baseline_v61", 2, elf_bl_v61 },
 };
 
+/* DCTCP (bpf/dctcp.bpf.c) has no cong_control: one object for every kernel. */
+static const struct dc_obj_variant dctcp_variants[] = {
+	{ "dctcp", 0, elf_dctcp },
+};
+
 const struct dc_cc_object dc_cc_objects[] = {
 	{ powertcp_variants, 2 },
 	{ baseline_variants, 2 },
+	{ dctcp_variants, 1 },
 };
 const unsigned int dc_ncc_objects = sizeof(dc_cc_objects) / sizeof(dc_cc_objects[0]);
 
 const struct dc_cc_reg dc_cc_regs[] = {
-	{ "powertcp", "dc_powertcp", "link_powertcp", 0 },
-	{ "theta_powertcp", "dc_theta_ptcp", "link_theta_ptcp", 0 },
-	{ "hpcc", "dc_hpcc", "link_hpcc", 1 },
-	{ "timely", "dc_timely", "link_timely", 1 },
+	{ "powertcp", "dc_powertcp", "link_powertcp", 0, NULL },
+	{ "theta_powertcp", "dc_theta_ptcp", "link_theta_ptcp", 0, NULL },
+	{ "hpcc", "dc_hpcc", "link_hpcc", 1, NULL },
+	{ "timely", "dc_timely", "link_timely", 1, NULL },
+	{ "dctcp", "dc_dctcp", "link_dctcp", 2, "dctcp" },
 };
 const unsigned int dc_ncc_regs = sizeof(dc_cc_regs) / sizeof(dc_cc_regs[0]);
 

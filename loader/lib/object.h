@@ -34,6 +34,9 @@ struct dc_cc_reg {
 	const char *ops_map;	/* its struct_ops map in the object */
 	const char *link_pin;	/* link pin name under pin_dir */
 	unsigned int obj;	/* index in dc_cc_objects */
+	/* NULL: always registered; else the [daemon] key (0 or 1) that must be
+	 * 1 for dcbpfd to register it (an adopted one is unregistered when 0) */
+	const char *daemon_switch;
 };
 
 #define DC_CC_REGS_MAX 8

@@ -123,8 +123,9 @@ static void print_cc(FILE *f, const struct snapshot *s, char (*lb)[LABEL_LEN], c
 	fprintf(f, "dcbpf_daemon_up %d\n", s->daemon_up);
 	family(f, "dcbpf_cc_registered", "gauge",
 	       "1 if the congestion control is in tcp_available_congestion_control.");
-	for (k = 0; k < DC_CC_MAX; k++)
-		fprintf(f, "dcbpf_cc_registered{cc=\"%s\"} %d\n", dc_ccs[k].name, s->cc_registered[k]);
+	for (k = 0; k < dc_ncc_regs; k++)
+		fprintf(f, "dcbpf_cc_registered{cc=\"%s\"} %d\n", dc_cc_regs[k].name,
+			s->cc_registered[k]);
 
 	for (k = 0; k < DC_CC_MAX; k++) {
 		lb[k][0] = '\0';

@@ -14,6 +14,7 @@
 #include "dcbpf/switch.h"
 #include "dcbpf/ethereal.h"
 #include "dcbpf/dctcp.h"
+#include "object.h"
 
 #define MAX_SWITCHES 64
 
@@ -57,7 +58,7 @@ struct snapshot {
 	bool daemon_up;
 	struct host_if_m host_if[MAX_HOST_IFS];
 	unsigned int nhost_if;
-	bool cc_registered[DC_CC_MAX];
+	bool cc_registered[DC_CC_REGS_MAX];	/* indexed like dc_cc_regs */
 	bool have_stats, have_flows, have_int;
 	struct dc_cc_counters stats[DC_CC_MAX];
 	__u64 flows[DC_CC_MAX][DC_MODE_INT + 1];

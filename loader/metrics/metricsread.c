@@ -58,8 +58,8 @@ static void read_cc(struct snapshot *s, const char *pin_dir)
 	unsigned int i;
 	int fd;
 
-	for (i = 0; i < DC_CC_MAX; i++)
-		s->cc_registered[i] = dc_cc_available(dc_ccs[i].name);
+	for (i = 0; i < dc_ncc_regs; i++)
+		s->cc_registered[i] = dc_cc_available(dc_cc_regs[i].name);
 
 	fd = open_pinned(s, pin_dir, DC_MAP_STATS, BPF_MAP_TYPE_ARRAY, sizeof(__u32),
 			 sizeof(struct dc_cc_counters));

@@ -95,7 +95,7 @@ int main(void)
 	for (i = 0; i < ITERS; i++) {
 		a.ack_seq += 1448;
 		a.rtt_us = 50 + (i & 63);
-		dc_timely_on_ack(&tst, &cfg, &a);
+		dc_timely_on_ack(&tst, &cfg, &a, a.rtt_us);
 		sink += tst.rate_kbps;
 	}
 	timely_ns = (now_ns() - t0) / ITERS;

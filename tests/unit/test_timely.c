@@ -207,7 +207,7 @@ static void test_on_ack(void)
 	CHECK_EQ("late sample completes the open segment", dc_timely_on_ack(&st, &c, &a, 60),
 		 DC_TIMELY_NONE);
 	CHECK_EQ("first completion across the wrap: prev = 90", st.prev_rtt_us, 90);
-	CHECK_EQ("next segment ends 16 KB later", st.seg_end_seq, a.ack_seq + DC_TIMELY_SEG_BYTES);
+	CHECK_EQ("next segment ends one segment later", st.seg_end_seq, a.ack_seq + DC_TIMELY_SEG_BYTES);
 	/* samples 70, 80, then 200 on the completing ACK: new_rtt = 70 < 90 */
 	for (i = 0; i < 2; i++) {
 		a.ack_seq += 1448;
@@ -220,10 +220,10 @@ static void test_on_ack(void)
 	CHECK_EQ("RTT fell: increase", act, DC_TIMELY_INC);
 	CHECK_EQ("new_rtt = min of the segment", st.prev_rtt_us, 70);
 	/* next segment: 200 then 250 → new_rtt 200 > 70, g > 0 */
-	a.ack_seq += 8192;
+	a.ack_seq += DC_TIMELY_SEG_BYTES / 2;
 	a.rtt_us = 200;
 	CHECK_EQ("half a segment: no completion", dc_timely_on_ack(&st, &c, &a, 60), DC_TIMELY_NONE);
-	a.ack_seq += 8192;
+	a.ack_seq += DC_TIMELY_SEG_BYTES / 2;
 	a.rtt_us = 250;
 	act = dc_timely_on_ack(&st, &c, &a, 60);
 	CHECK_EQ("RTT rose: decrease", act, DC_TIMELY_DEC);
