@@ -191,11 +191,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(HDRS) $(LOADER_COMMON) $(LOADER_HDRS) tests/l
 		-o $@ $< $(if $(findstring config,$*),$(LOADER_COMMON) $(BUILD)/libdcbpf.a $(LDLIBS_LOADER)) -lm
 
 # Program fixtures (BPF_PROG_TEST_RUN): need root, run by tests/run.
-$(BUILD)/prog/%: tests/prog/%.c $(HDRS) $(SKELS) tests/lib/check.h tests/lib/pktbuild.h | $(BUILD)/prog
+$(BUILD)/prog/%: tests/prog/%.c $(HDRS) $(SKELS) tests/lib/check.h tests/lib/pktbuild.h tests/lib/percpkt.h | $(BUILD)/prog
 	$(CC) $(CFLAGS) -Itests/lib -o $@ $< $(LDLIBS_BPF)
 
-$(BUILD)/bench/%: tests/bench/%.c $(HDRS) $(SKELS) | $(BUILD)/bench
-	$(CC) $(CFLAGS) -O2 -o $@ $< $(LDLIBS_BPF)
+$(BUILD)/bench/%: tests/bench/%.c $(HDRS) $(SKELS) tests/lib/progbench.h tests/lib/percpkt.h | $(BUILD)/bench
+	$(CC) $(CFLAGS) -Itests/lib -O2 -o $@ $< $(LDLIBS_BPF)
 
 $(BUILD) $(BUILD)/tools $(BUILD)/tests $(BUILD)/prog $(BUILD)/bench: | probe
 	mkdir -p $@

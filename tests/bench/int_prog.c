@@ -16,6 +16,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "progbench.h"
+
 #include "dcbpf/int.h"
 #include "dcbpf/switch.h"
 #include "int.skel.h"
@@ -56,37 +58,14 @@ static void tcp_frame(struct frame *f, const char *src, const char *dst, __u16 s
 	f->len = 54 + payload;
 }
 
-/* Mean kernel time of RUNS single runs of prog on in (fresh each time). */
-static double mean_ns(int prog, const struct frame *in)
+/* Mean kernel ns of RUNS single runs of prog on f. */
+static double cost(int prog, const struct frame *f)
 {
-	static struct frame out;
-	unsigned long long sum = 0;
-	int i, n = 0;
-
-	for (i = 0; i < RUNS; i++) {
-		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in->b, .data_size_in = in->len,
-			    .data_out = out.b, .data_size_out = sizeof(out.b), .repeat = 1);
-
-		if (!bpf_prog_test_run_opts(prog, &o)) {
-			sum += o.duration;
-			n++;
-		}
-	}
-	return n ? (double)sum / n : -1;
-}
-
-static void emit(const char *name, double ns)
-{
-	if (ns >= 0)
-		printf("{\"%s\": {\"value\": %.1f, \"unit\": \"ns\"}}\n", name, ns);
+	return pb_mean_ns(prog, f->b, f->len, RUNS);
 }
 
 int main(void)
 {
-	struct bpf_insn ok[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
 	struct dc_int_dst_key k = { .prefixlen = 32 };
 	struct dc_int_dst_cfg v = { .slots = 4 };
 	struct dc_sw_port port = { .rate_mbps = 1000, .qlen_bytes = 6400, .tx_bytes = 1 << 20,
@@ -115,7 +94,7 @@ int main(void)
 		fprintf(stderr, "int_prog bench: loading the INT programs failed\n");
 		return 1;
 	}
-	empty = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "dc_tc_empty", "GPL", ok, 2, NULL);
+	empty = pb_empty_prog(BPF_PROG_TYPE_SCHED_CLS, "dc_tc_empty");
 	inet_pton(AF_INET, "10.0.0.2", &k.addr);
 	bpf_map_update_elem(bpf_map__fd(s->maps.dc_int_dst), &k, &v, BPF_ANY);
 	bpf_map_update_elem(bpf_map__fd(x->maps.dc_sw_ifport), &one, &port_id, BPF_ANY);
@@ -154,12 +133,12 @@ int main(void)
 		echo.len = o.data_size_out;
 	}
 
-	emit("int_tc_empty_ns", mean_ns(empty, &data));
-	emit("int_source_ns", mean_ns(bpf_program__fd(s->progs.dc_int_hout), &data));
-	emit("int_transit_ns", mean_ns(bpf_program__fd(x->progs.dc_int_xmit), &with_opt));
-	emit("int_sink_ns", mean_ns(bpf_program__fd(s->progs.dc_int_hin), &filled));
-	emit("int_echo_ns", mean_ns(bpf_program__fd(s->progs.dc_int_hout), &ack));
-	emit("int_publish_ns", mean_ns(bpf_program__fd(s->progs.dc_int_hin), &echo));
+	pb_emit("int_tc_empty_ns", cost(empty, &data));
+	pb_emit("int_source_ns", cost(bpf_program__fd(s->progs.dc_int_hout), &data));
+	pb_emit("int_transit_ns", cost(bpf_program__fd(x->progs.dc_int_xmit), &with_opt));
+	pb_emit("int_sink_ns", cost(bpf_program__fd(s->progs.dc_int_hin), &filled));
+	pb_emit("int_echo_ns", cost(bpf_program__fd(s->progs.dc_int_hout), &ack));
+	pb_emit("int_publish_ns", cost(bpf_program__fd(s->progs.dc_int_hin), &echo));
 	int_transit_bpf__destroy(x);
 	int_bpf__destroy(s);
 	return 0;

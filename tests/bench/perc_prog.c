@@ -16,11 +16,13 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "percpkt.h"
+#include "progbench.h"
+
 #include "dcbpf/perc.h"
 #include "perc.skel.h"
 
 #define RUNS 20000
-#define OFF (14 + 20 + 8)
 
 struct frame {
 	unsigned char b[256];
@@ -30,66 +32,23 @@ struct frame {
 /* A 4-hop control packet; entries 0..3 on links 1..4, B at 10 Gb/s. */
 static void ctrl_frame(struct frame *f, __u8 flags, __u8 hop)
 {
-	unsigned char *ip = f->b + 14, *udp = ip + 20, *pc = f->b + OFF;
-	__u32 plen = DC_PERC_HDR_LEN + 4 * DC_PERC_HOP_LEN, i;
+	struct dc_perc_hop h[4];
+	__u32 i;
 
-	memset(f, 0, sizeof(*f));
-	f->b[12] = 0x08;
-	ip[0] = 0x45;
-	ip[2] = (__u8)((28 + plen) >> 8);
-	ip[3] = (__u8)(28 + plen);
-	ip[8] = 64;
-	ip[9] = 17;
-	inet_pton(AF_INET, "10.0.0.1", ip + 12);
-	inet_pton(AF_INET, "10.0.1.2", ip + 16);
-	udp[0] = 40000 >> 8;
-	udp[1] = 40000 & 0xff;
-	udp[2] = DC_PERC_UDP_PORT >> 8;
-	udp[3] = DC_PERC_UDP_PORT & 0xff;
-	udp[5] = (__u8)(8 + plen);
-	pc[0] = DC_PERC_VERSION;
-	pc[1] = flags;
-	pc[2] = 4;
-	pc[3] = hop;
-	for (i = 0; i < 4; i++) {
-		struct dc_perc_hop h = { .a_kbps = 10000000, .b_kbps = 10000000, .bneck = 1,
-					 .round = 1, .link_id = (__u16)(i + 1) };
-
-		dc_perc_hop_encode(pc + DC_PERC_HDR_LEN + i * DC_PERC_HOP_LEN, &h);
-	}
-	f->len = OFF + plen;
+	for (i = 0; i < 4; i++)
+		h[i] = (struct dc_perc_hop){ .a_kbps = 10000000, .b_kbps = 10000000, .bneck = 1,
+					     .round = 1, .link_id = (__u16)(i + 1) };
+	f->len = perc_pkt(f->b, sizeof(f->b), flags, 4, hop, h, 4);
 }
 
-static double mean_ns(int prog, const struct frame *in)
+/* Mean kernel ns of RUNS single runs of prog on f. */
+static double cost(int prog, const struct frame *f)
 {
-	static struct frame out;
-	unsigned long long sum = 0;
-	int i, n = 0;
-
-	for (i = 0; i < RUNS; i++) {
-		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in->b, .data_size_in = in->len,
-			    .data_out = out.b, .data_size_out = sizeof(out.b), .repeat = 1);
-
-		if (!bpf_prog_test_run_opts(prog, &o)) {
-			sum += o.duration;
-			n++;
-		}
-	}
-	return n ? (double)sum / n : -1;
-}
-
-static void emit(const char *name, double ns)
-{
-	if (ns >= 0)
-		printf("{\"%s\": {\"value\": %.1f, \"unit\": \"ns\"}}\n", name, ns);
+	return pb_mean_ns(prog, f->b, f->len, RUNS);
 }
 
 int main(void)
 {
-	struct bpf_insn ok[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
 	struct dc_perc_port port = { .link = 2 };
 	struct dc_perc_link link;
 	struct frame fwd, rev, end;
@@ -112,7 +71,7 @@ int main(void)
 		fprintf(stderr, "perc_prog bench: loading the link program failed\n");
 		return 1;
 	}
-	empty = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "dc_tc_empty", "GPL", ok, 2, NULL);
+	empty = pb_empty_prog(BPF_PROG_TYPE_SCHED_CLS, "dc_tc_empty");
 	memset(&link, 0, sizeof(link));
 	link.link_id = 2;
 	link.round_ns = 100000;	/* timed resets: the packet computes its epoch */
@@ -124,13 +83,13 @@ int main(void)
 	ctrl_frame(&fwd, 0, 1);			/* entry 1 = link 2 */
 	ctrl_frame(&rev, DC_PERC_PF_REV, 2);	/* back to entry 1 */
 	ctrl_frame(&end, 0, 4);			/* at the receiver */
-	emit("perc_egress_update_ns", mean_ns(bpf_program__fd(s->progs.dc_perc_egress), &fwd));
-	emit("perc_ingress_update_ns", mean_ns(bpf_program__fd(s->progs.dc_perc_ingress), &rev));
+	pb_emit("perc_egress_update_ns", cost(bpf_program__fd(s->progs.dc_perc_egress), &fwd));
+	pb_emit("perc_ingress_update_ns", cost(bpf_program__fd(s->progs.dc_perc_ingress), &rev));
 	port.flags = DC_PERC_PORT_HOST;
 	bpf_map_update_elem(bpf_map__fd(s->maps.dc_perc_port), &ifindex, &port, BPF_ANY);
-	emit("perc_reflect_ns", mean_ns(bpf_program__fd(s->progs.dc_perc_ingress), &end));
+	pb_emit("perc_reflect_ns", cost(bpf_program__fd(s->progs.dc_perc_ingress), &end));
 	if (empty >= 0)
-		emit("perc_tc_empty_ns", mean_ns(empty, &fwd));
+		pb_emit("perc_tc_empty_ns", cost(empty, &fwd));
 	perc_bpf__destroy(s);
 	return 0;
 }

@@ -20,14 +20,15 @@
 
 #include "check.h"
 #include "dcbpf/perc.h"
+#include "percpkt.h"
 #include "perc.skel.h"
 
 #define G 1000000U	/* kbps per Gb/s */
 #define TC_ACT_OK 0
 #define TC_ACT_SHOT 2
 #define TC_ACT_REDIRECT 7
-#define L4 (14 + 20)
-#define OFF (L4 + 8)
+#define L4 PERC_PKT_L4
+#define OFF PERC_PKT_HDR
 
 static struct perc_bpf *skel;
 static int link_fd, port_fd, stats_fd;
@@ -37,38 +38,11 @@ struct frame {
 	__u32 len;
 };
 
-/* Ethernet + IPv4 + UDP (sport 40000 -> DC_PERC_UDP_PORT) + header + hops. */
+/* A control packet (tests/lib/percpkt.h) into f. */
 static void frame(struct frame *f, __u8 flags, __u8 nhops_field, __u8 hop,
 		  const struct dc_perc_hop *hops, __u32 nhops)
 {
-	unsigned char *ip = f->b + 14, *udp = f->b + L4, *pc = f->b + OFF;
-	__u32 i, plen = DC_PERC_HDR_LEN + nhops * DC_PERC_HOP_LEN;
-
-	memset(f, 0, sizeof(*f));
-	memcpy(f->b, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01\x08\x00", 14);
-	ip[0] = 0x45;
-	ip[2] = (__u8)((28 + plen) >> 8);
-	ip[3] = (__u8)(28 + plen);
-	ip[8] = 64;
-	ip[9] = 17;
-	inet_pton(AF_INET, "10.0.0.1", ip + 12);
-	inet_pton(AF_INET, "10.0.1.2", ip + 16);
-	udp[0] = 40000 >> 8;
-	udp[1] = 40000 & 0xff;
-	udp[2] = DC_PERC_UDP_PORT >> 8;
-	udp[3] = DC_PERC_UDP_PORT & 0xff;
-	udp[4] = (__u8)((8 + plen) >> 8);
-	udp[5] = (__u8)(8 + plen);
-	udp[6] = 0x12;	/* a checksum the program must clear */
-	udp[7] = 0x34;
-	pc[0] = DC_PERC_VERSION;
-	pc[1] = flags;
-	pc[2] = nhops_field;
-	pc[3] = hop;
-	dc_perc_put_be32(pc + 4, 77);
-	for (i = 0; i < nhops; i++)
-		dc_perc_hop_encode(pc + DC_PERC_HDR_LEN + i * DC_PERC_HOP_LEN, &hops[i]);
-	f->len = OFF + plen;
+	f->len = perc_pkt(f->b, sizeof(f->b), flags, nhops_field, hop, hops, nhops);
 }
 
 static int run(int prog_fd, struct frame *in, struct frame *out)
