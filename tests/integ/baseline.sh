@@ -20,6 +20,7 @@
 # base RTT (T_high = τ + 500 µs).
 # shellcheck shell=bash
 source "$(dirname "$0")/../lib/test.sh"
+source tests/lib/qwindow.sh
 source tests/lib/fabric.sh
 source tests/lib/dcbpfd.sh
 
@@ -94,7 +95,7 @@ BYTES=$((RATE * 1000000 / 8 * T / 2 * 95 / 100))
 # 0.2 s before the flows complete; throughput from the TBF's byte counter),
 # and leaves the flow mirror seen mid-run in $LOG/flows-CC.json.
 run() {
-	local cc=$1 id=$2 qpid cpid start ms n p50 p99
+	local cc=$1 id=$2 qpid cpid
 	fabric_bg "$FAB_SWITCH" "$BUILD/tools/qsample" -d "$FAB_BN_DEV" -i 1000 -t $TMO -o "$LOG/q-$cc.csv"
 	qpid=$FAB_LAST_PID
 	"$BUILD/tools/incast" client -d "$RIP" -p 5301 -n "$S0,$S1" -s $BYTES -c "$cc" -t $TMO \
@@ -105,16 +106,7 @@ run() {
 	wait $cpid
 	kill -TERM "$qpid" 2>/dev/null
 	wait "$qpid" 2>/dev/null
-	start=$(jq '.per_round[0].start_mono_ns // 0' "$LOG/run-$cc.json" 2>/dev/null)
-	ms=$(jq '.per_round[0].completion_ms // 0 | floor' "$LOG/run-$cc.json" 2>/dev/null)
-	awk -F, -v a="$((${start:-0} + 500000000))" -v b="$((${start:-0} + ${ms:-0} * 1000000 - 200000000))" \
-		'$1 >= a && $1 <= b' "$LOG/q-$cc.csv" >"$LOG/q-$cc.win"
-	n=$(wc -l <"$LOG/q-$cc.win")
-	p50=$(cut -d, -f2 "$LOG/q-$cc.win" | sort -n | sed -n "$((n / 2 + 1))p")
-	p99=$(cut -d, -f2 "$LOG/q-$cc.win" | sort -n | sed -n "$((n * 99 / 100 + 1))p")
-	awk -F, -v rate=$RATE -v p50="${p50:-0}" -v p99="${p99:-0}" 'NR == 1 { b0 = $3; s0 = $1 } { b1 = $3; s1 = $1 }
-		END { mbps = (s1 > s0) ? (b1 - b0) * 8 / ((s1 - s0) / 1e9) / 1e6 : 0
-		      printf "%d %d %d %d %d\n", mbps * 100 / rate, p50, p99, mbps, NR }' "$LOG/q-$cc.win"
+	qwindow "$LOG/run-$cc.json" "$LOG/q-$cc.csv" 500 200 "$RATE"
 }
 
 read -r util_c p50_c p99_c mbps_c n_c <<<"$(run cubic -1)"

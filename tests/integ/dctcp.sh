@@ -18,6 +18,7 @@
 # SC2015: "A && t_pass || t_fail" is safe, t_pass only prints.
 # shellcheck disable=SC2015
 source "$(dirname "$0")/../lib/test.sh"
+source tests/lib/qwindow.sh
 source tests/lib/fabric.sh
 source tests/lib/dctcp.sh
 
@@ -65,11 +66,11 @@ fabric_wait_port "$R" 5301 && fabric_wait_port "$R" 5302 ||
 	{ t_fail "dctcp: incast sinks" "not listening"; exit 1; }
 
 # run CC PORT: two flows of BYTES, the bottleneck sampled every 1 ms;
-# prints "util_pct p50 p99 tbf_mbps" (queue in bytes; window from 1 s
+# prints "util_pct p50 p99 tbf_mbps samples" (tests/lib/qwindow.sh; queue in bytes; window from 1 s
 # after the start to 0.3 s before the collective's completion; throughput
 # from the TBF's byte counter).
 run() {
-	local cc=$1 port=$2 qpid cpid start ms n p50 p99
+	local cc=$1 port=$2 qpid cpid
 	fabric_bg "$FAB_SWITCH" "$BUILD/tools/qsample" -d "$FAB_BN_DEV" -i 1000 -t $((T * 3)) -r -o "$LOG/q-$cc.csv"
 	qpid=$FAB_LAST_PID
 	"$BUILD/tools/incast" client -d "$RIP" -p "$port" -n "$S0,$S1" -s $BYTES -c "$cc" -t $((T * 4)) \
@@ -81,20 +82,11 @@ run() {
 	wait $cpid
 	kill -TERM "$qpid" 2>/dev/null
 	wait "$qpid" 2>/dev/null
-	start=$(jq '.per_round[0].start_mono_ns // 0' "$LOG/flows-$cc.json" 2>/dev/null)
-	ms=$(jq '.per_round[0].completion_ms // 0 | floor' "$LOG/flows-$cc.json" 2>/dev/null)
-	awk -F, -v a="$((${start:-0} + 1000000000))" -v b="$((${start:-0} + ${ms:-0} * 1000000 - 300000000))" \
-		'$1 >= a && $1 <= b' "$LOG/q-$cc.csv" >"$LOG/q-$cc.win"
-	n=$(wc -l <"$LOG/q-$cc.win")
-	p50=$(cut -d, -f2 "$LOG/q-$cc.win" | sort -n | sed -n "$((n / 2 + 1))p")
-	p99=$(cut -d, -f2 "$LOG/q-$cc.win" | sort -n | sed -n "$((n * 99 / 100 + 1))p")
-	awk -F, -v rate=$RATE -v p50="${p50:-0}" -v p99="${p99:-0}" 'NR == 1 { b0 = $3; s0 = $1 } { b1 = $3; s1 = $1 }
-		END { mbps = (s1 > s0) ? (b1 - b0) * 8 / ((s1 - s0) / 1e9) / 1e6 : 0
-		      printf "%d %d %d %d\n", mbps * 100 / rate, p50, p99, mbps }' "$LOG/q-$cc.win"
+	qwindow "$LOG/flows-$cc.json" "$LOG/q-$cc.csv" 1000 300 "$RATE"
 }
 
 m0=$(marks) d0=$(drops)
-read -r util_d p50_d p99_d mbps_d <<<"$(run dctcp 5301)"
+read -r util_d p50_d p99_d mbps_d _ <<<"$(run dctcp 5301)"
 m1=$(marks) d1=$(drops)
 cms=$(jq '.per_round[0].completion_ms // 0 | floor' "$LOG/flows-dctcp.json" 2>/dev/null)
 echo "dctcp: util=$util_d% p50=$p50_d p99=$p99_d tbf=$mbps_d completion_ms=$cms marks=$((m1 - m0)) drops=$((d1 - d0))" | tee "$LOG/summary.txt"
@@ -144,7 +136,7 @@ fi
 [ "$util_d" -ge 80 ] && t_pass "dctcp: bottleneck carries $util_d % of $RATE Mbit/s (≥ 80 %)$VMNOTE" ||
 	t_fail "dctcp: bottleneck utilisation ≥ 80 %" "$util_d % ($mbps_d Mbit/s of $RATE)"
 
-read -r util_c p50_c p99_c mbps_c <<<"$(run cubic 5302)"
+read -r util_c p50_c p99_c mbps_c _ <<<"$(run cubic 5302)"
 echo "cubic: util=$util_c% p50=$p50_c p99=$p99_c tbf=$mbps_c" | tee -a "$LOG/summary.txt"
 # "Near K": the median queue within K + 16 KB (a GSO burst) and far below
 # CUBIC's in the same switch.  The share of samples above 2K and the p99
