@@ -35,9 +35,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "reqhdr.h"
+
 #define MAGIC 0x44434249u /* "DCBI" */
-#define VERSION 1u
-#define HDR_LEN 16
+#define HDR_LEN REQ_HDR_LEN
 #define CHUNK (256 * 1024)
 #define MAX_FLOWS 1024
 
@@ -56,11 +57,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t be64(uint64_t v)
-{
-	return ((uint64_t)htonl((uint32_t)v) << 32) | htonl((uint32_t)(v >> 32));
 }
 
 static void usage(FILE *f)
@@ -131,17 +127,10 @@ static int sink_read(struct sconn *c)
 			c->hdr_got += n;
 			if (c->hdr_got < HDR_LEN)
 				continue;
-			uint32_t magic, ver;
-			uint64_t len;
-
-			memcpy(&magic, c->hdr, 4);
-			memcpy(&ver, c->hdr + 4, 4);
-			memcpy(&len, c->hdr + 8, 8);
-			if (ntohl(magic) != MAGIC || ntohl(ver) != VERSION) {
+			if (req_hdr_get(c->hdr, MAGIC, &c->left)) {
 				fprintf(stderr, "incast sink: bad request header, closing\n");
 				return -1;
 			}
-			c->left = be64(len);
 		}
 		while (c->left) {
 			size_t want = c->left < CHUNK ? c->left : CHUNK;
@@ -400,12 +389,8 @@ static int run_client(int argc, char **argv)
 		}
 	}
 	unsigned char hdr[HDR_LEN];
-	uint32_t m = htonl(MAGIC), v = htonl(VERSION);
-	uint64_t l = be64(bytes);
 
-	memcpy(hdr, &m, 4);
-	memcpy(hdr + 4, &v, 4);
-	memcpy(hdr + 8, &l, 8);
+	req_hdr_put(hdr, MAGIC, bytes);
 
 	uint64_t *done = calloc((size_t)rounds * nf, sizeof(uint64_t));
 	uint64_t *starts = calloc(rounds, sizeof(uint64_t));

@@ -69,9 +69,9 @@
 
 #include "dcbpf/workload.h"
 #include "loader/lib/rand.h"
+#include "reqhdr.h"
 
 #define MAGIC 0x44434257u /* "DCBW" */
-#define VERSION 1u
 #define CHUNK (256 * 1024)
 #define MAX_HOSTS 256
 #define NS_DIR "/run/netns/"
@@ -182,11 +182,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t be64(uint64_t v)
-{
-	return ((uint64_t)htonl((uint32_t)v) << 32) | htonl((uint32_t)(v >> 32));
 }
 
 static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -516,12 +511,7 @@ static void conn_send(struct conn *c)
 		ssize_t n;
 
 		if (c->sent < DC_WL_REQ_HDR) {
-			uint32_t m = htonl(MAGIC), v = htonl(VERSION);
-			uint64_t l = be64(flows[c->flow].bytes);
-
-			memcpy(hdr, &m, 4);
-			memcpy(hdr + 4, &v, 4);
-			memcpy(hdr + 8, &l, 8);
+			req_hdr_put(hdr, MAGIC, flows[c->flow].bytes);
 			/* MSG_MORE: the header leaves with the first bytes (an
 			 * empty request must not wait for more) */
 			n = send(c->fd, hdr + c->sent, DC_WL_REQ_HDR - c->sent,
@@ -593,17 +583,10 @@ static int sink_read(struct sink *s)
 			s->hdr_got += n;
 			if (s->hdr_got < DC_WL_REQ_HDR)
 				continue;
-			uint32_t magic, ver;
-			uint64_t len;
-
-			memcpy(&magic, s->hdr, 4);
-			memcpy(&ver, s->hdr + 4, 4);
-			memcpy(&len, s->hdr + 8, 8);
-			if (ntohl(magic) != MAGIC || ntohl(ver) != VERSION) {
+			if (req_hdr_get(s->hdr, MAGIC, &s->left)) {
 				fprintf(stderr, "workload: bad request header, closing a receiver connection\n");
 				return -1;
 			}
-			s->left = be64(len);
 		}
 		while (s->left) {
 			n = recv(s->fd, iobuf, s->left < CHUNK ? s->left : CHUNK, MSG_DONTWAIT | MSG_TRUNC);
