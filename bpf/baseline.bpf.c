@@ -28,11 +28,9 @@
 #include "dcbpf/flow.h"
 #include "maps/cc.h"
 #include "lib/count.h"
+#include "lib/ccsock.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-/* include/net/tcp.h (a macro, not in BTF) */
-#define TCP_CONG_NON_RESTRICTED 0x1
 
 /* Used when dc_cc_cfg has no entry yet; dcbpfd always writes every CC's. */
 static const struct dc_cc_cfg dc_cfg_default = {
@@ -54,42 +52,6 @@ _Static_assert(sizeof(struct dc_hpcc_state) <= sizeof(((struct inet_connection_s
 	       "HPCC state must fit the CC private area");
 _Static_assert(sizeof(struct dc_timely_state) <= sizeof(((struct inet_connection_sock *)0)->icsk_ca_priv),
 	       "TIMELY state must fit the CC private area");
-
-static __always_inline struct tcp_sock *dc_tcp_sk(struct sock *sk)
-{
-	return (struct tcp_sock *)sk;
-}
-
-static __always_inline void *dc_priv(struct sock *sk)
-{
-	return ((struct inet_connection_sock *)sk)->icsk_ca_priv;
-}
-
-static __always_inline void dc_load_cfg(__u32 cc, struct dc_cc_cfg *cfg)
-{
-	const struct dc_cc_cfg *c = bpf_map_lookup_elem(&dc_cc_cfg, &cc);
-
-	*cfg = c ? *c : dc_cfg_default;
-}
-
-/* The flow as the INT programs key it (dc_int_flows, dc_cc_flows). */
-static __always_inline void dc_sk_flow_key(struct sock *sk, struct dc_flow_key *k)
-{
-	__builtin_memset(k, 0, sizeof(*k));
-	k->family = sk->__sk_common.skc_family;
-	k->sport = sk->__sk_common.skc_num;
-	k->dport = bpf_ntohs(sk->__sk_common.skc_dport);
-	if (k->family == DC_AF_INET) {
-		k->saddr[0] = sk->__sk_common.skc_rcv_saddr;
-		k->daddr[0] = sk->__sk_common.skc_daddr;
-		return;
-	}
-	__builtin_memcpy(k->saddr, sk->__sk_common.skc_v6_rcv_saddr.in6_u.u6_addr32,
-			 sizeof(k->saddr));
-	__builtin_memcpy(k->daddr, sk->__sk_common.skc_v6_daddr.in6_u.u6_addr32,
-			 sizeof(k->daddr));
-	dc_flow_key_norm(k);
-}
 
 /* What one ACK decided, for the mirror and the trace. */
 struct dc_bl_view {
@@ -212,13 +174,13 @@ static __always_inline void dc_hpcc_apply(struct sock *sk, const struct dc_hpcc_
 static __always_inline void dc_hpcc_start(struct sock *sk, bool restart)
 {
 	struct tcp_sock *tp = dc_tcp_sk(sk);
-	struct dc_hpcc_state *st = dc_priv(sk);
+	struct dc_hpcc_state *st = dc_ca_priv(sk);
 	__u32 cc = DC_CC_HPCC, mss = tp->mss_cache ? tp->mss_cache : 1;
 	struct dc_cc_counters *stats = bpf_map_lookup_elem(&dc_cc_stats, &cc);
 	__u16 sport = restart ? st->sport : sk->__sk_common.skc_num;
 	struct dc_cc_cfg cfg;
 
-	dc_load_cfg(cc, &cfg);
+	dc_cc_load_cfg(cc, &cfg, &dc_cfg_default);
 	dc_hpcc_state_init(st, &cfg, tp->snd_nxt, restart ? tp->rtt_min.s[0].v : 0,
 			   cfg.min_cwnd_pkts * mss);
 	st->sport = sport;
@@ -233,7 +195,7 @@ static __always_inline void dc_hpcc_start(struct sock *sk, bool restart)
 
 static __always_inline void dc_hpcc_ack(struct sock *sk, const struct rate_sample *rs)
 {
-	struct dc_hpcc_state *st = dc_priv(sk);
+	struct dc_hpcc_state *st = dc_ca_priv(sk);
 	__u32 cc = DC_CC_HPCC;
 	struct dc_cc_counters *stats = bpf_map_lookup_elem(&dc_cc_stats, &cc);
 	struct dc_int_stack *stack;
@@ -243,7 +205,7 @@ static __always_inline void dc_hpcc_ack(struct sock *sk, const struct rate_sampl
 	struct dc_cc_cfg cfg;
 	bool updated = false;
 
-	dc_load_cfg(cc, &cfg);
+	dc_cc_load_cfg(cc, &cfg, &dc_cfg_default);
 	dc_ack_inputs(sk, rs, &cfg, st->cwnd_bytes, &a);
 	DC_CTR_ADD(dc_cc_stats, stats, acks, 1);
 	if (!a.rtt_us)
@@ -288,13 +250,13 @@ static __always_inline void dc_timely_apply(struct sock *sk, const struct dc_tim
 static __always_inline void dc_timely_start(struct sock *sk, bool restart)
 {
 	struct tcp_sock *tp = dc_tcp_sk(sk);
-	struct dc_timely_state *st = dc_priv(sk);
+	struct dc_timely_state *st = dc_ca_priv(sk);
 	__u32 cc = DC_CC_TIMELY, mss = tp->mss_cache ? tp->mss_cache : 1;
 	struct dc_cc_counters *stats = bpf_map_lookup_elem(&dc_cc_stats, &cc);
 	__u16 sport = restart ? st->sport : sk->__sk_common.skc_num;
 	struct dc_cc_cfg cfg;
 
-	dc_load_cfg(cc, &cfg);
+	dc_cc_load_cfg(cc, &cfg, &dc_cfg_default);
 	dc_timely_state_init(st, &cfg, tp->snd_una, restart ? tp->rtt_min.s[0].v : 0,
 			     cfg.min_cwnd_pkts * mss);
 	st->sport = sport;
@@ -309,7 +271,7 @@ static __always_inline void dc_timely_start(struct sock *sk, bool restart)
 
 static __always_inline void dc_timely_ack(struct sock *sk, const struct rate_sample *rs)
 {
-	struct dc_timely_state *st = dc_priv(sk);
+	struct dc_timely_state *st = dc_ca_priv(sk);
 	__u32 cc = DC_CC_TIMELY, act;
 	struct dc_cc_counters *stats = bpf_map_lookup_elem(&dc_cc_stats, &cc);
 	struct dc_ptcp_ack a = {};
@@ -317,7 +279,7 @@ static __always_inline void dc_timely_ack(struct sock *sk, const struct rate_sam
 	struct dc_flow_key key;
 	struct dc_cc_cfg cfg;
 
-	dc_load_cfg(cc, &cfg);
+	dc_cc_load_cfg(cc, &cfg, &dc_cfg_default);
 	dc_ack_inputs(sk, rs, &cfg, st->cwnd_bytes, &a);
 	DC_CTR_ADD(dc_cc_stats, stats, acks, 1);
 	if (!a.rtt_us)
@@ -404,7 +366,7 @@ void BPF_PROG(dc_hpcc_ctl, DC_CTL_ARGS)
 SEC("struct_ops/dc_hpcc_rel")
 void BPF_PROG(dc_hpcc_rel, struct sock *sk)
 {
-	dc_bl_release(sk, DC_CC_HPCC, ((struct dc_hpcc_state *)dc_priv(sk))->sport);
+	dc_bl_release(sk, DC_CC_HPCC, ((struct dc_hpcc_state *)dc_ca_priv(sk))->sport);
 }
 
 SEC("struct_ops/dc_hpcc_evt")
@@ -429,7 +391,7 @@ void BPF_PROG(dc_timely_ctl, DC_CTL_ARGS)
 SEC("struct_ops/dc_timely_rel")
 void BPF_PROG(dc_timely_rel, struct sock *sk)
 {
-	dc_bl_release(sk, DC_CC_TIMELY, ((struct dc_timely_state *)dc_priv(sk))->sport);
+	dc_bl_release(sk, DC_CC_TIMELY, ((struct dc_timely_state *)dc_ca_priv(sk))->sport);
 }
 
 SEC("struct_ops/dc_timely_evt")
@@ -465,26 +427,5 @@ __u32 BPF_PROG(dc_timely_undo, struct sock *sk)
 	return dc_tcp_sk(sk)->snd_cwnd;
 }
 
-SEC(".struct_ops")
-struct tcp_congestion_ops dc_hpcc = {
-	.init = (void *)dc_hpcc_init,
-	.cong_control = (void *)dc_hpcc_ctl,
-	.release = (void *)dc_hpcc_rel,
-	.cwnd_event = (void *)dc_hpcc_evt,
-	.ssthresh = (void *)dc_hpcc_ssth,
-	.undo_cwnd = (void *)dc_hpcc_undo,
-	.flags = TCP_CONG_NON_RESTRICTED,
-	.name = "hpcc",
-};
-
-SEC(".struct_ops")
-struct tcp_congestion_ops dc_timely = {
-	.init = (void *)dc_timely_init,
-	.cong_control = (void *)dc_timely_ctl,
-	.release = (void *)dc_timely_rel,
-	.cwnd_event = (void *)dc_timely_evt,
-	.ssthresh = (void *)dc_timely_ssth,
-	.undo_cwnd = (void *)dc_timely_undo,
-	.flags = TCP_CONG_NON_RESTRICTED,
-	.name = "timely",
-};
+DC_CC_OPS(dc_hpcc, dc_hpcc, "hpcc");
+DC_CC_OPS(dc_timely, dc_timely, "timely");

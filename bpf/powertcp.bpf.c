@@ -23,12 +23,9 @@
 #include "dcbpf/flow.h"
 #include "maps/cc.h"
 #include "lib/count.h"
+#include "lib/ccsock.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-/* include/net/tcp.h: may be selected by unprivileged users and as a
- * netns default (see docs/design.md on why this matters). */
-#define TCP_CONG_NON_RESTRICTED 0x1
 
 /* Used when dc_cc_cfg has no entry yet; dcbpfd always writes both. */
 static const struct dc_cc_cfg dc_cfg_default = {
@@ -43,39 +40,9 @@ static const struct dc_cc_cfg dc_cfg_default = {
 _Static_assert(sizeof(struct dc_ptcp_state) <= sizeof(((struct inet_connection_sock *)0)->icsk_ca_priv),
 	       "PowerTCP state must fit the CC private area");
 
-static __always_inline struct tcp_sock *dc_tcp_sk(struct sock *sk)
-{
-	return (struct tcp_sock *)sk;
-}
-
 static __always_inline struct dc_ptcp_state *dc_state(struct sock *sk)
 {
-	return (struct dc_ptcp_state *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
-}
-
-static __always_inline void dc_load_cfg(__u32 cc, struct dc_cc_cfg *cfg)
-{
-	const struct dc_cc_cfg *c = bpf_map_lookup_elem(&dc_cc_cfg, &cc);
-
-	*cfg = c ? *c : dc_cfg_default;
-}
-
-static __always_inline void dc_sk_flow_key(struct sock *sk, struct dc_flow_key *k)
-{
-	__builtin_memset(k, 0, sizeof(*k));
-	k->family = sk->__sk_common.skc_family;
-	k->sport = sk->__sk_common.skc_num;
-	k->dport = bpf_ntohs(sk->__sk_common.skc_dport);
-	if (k->family == DC_AF_INET) {
-		k->saddr[0] = sk->__sk_common.skc_rcv_saddr;
-		k->daddr[0] = sk->__sk_common.skc_daddr;
-		return;
-	}
-	__builtin_memcpy(k->saddr, sk->__sk_common.skc_v6_rcv_saddr.in6_u.u6_addr32,
-			 sizeof(k->saddr));
-	__builtin_memcpy(k->daddr, sk->__sk_common.skc_v6_daddr.in6_u.u6_addr32,
-			 sizeof(k->daddr));
-	dc_flow_key_norm(k);
+	return dc_ca_priv(sk);
 }
 
 /*
@@ -232,7 +199,7 @@ static __always_inline void dc_cc_init(struct sock *sk, __u32 cc)
 	struct dc_cc_cfg cfg;
 	__u32 base;
 
-	dc_load_cfg(cc, &cfg);
+	dc_cc_load_cfg(cc, &cfg, &dc_cfg_default);
 	dc_sk_flow_key(sk, &key);
 	/* An active open has the handshake's RTT by now. */
 	base = dc_base_rtt_us(sk, &cfg, &key, tp->rtt_min.s[0].v, bpf_ktime_get_ns());
@@ -262,7 +229,7 @@ static __always_inline void dc_cc_on_ack(struct sock *sk, const struct rate_samp
 	__u32 nhops = 0;
 	long rtt = rs->rtt_us;
 
-	dc_load_cfg(cc, &cfg);
+	dc_cc_load_cfg(cc, &cfg, &dc_cfg_default);
 	a.ack_seq = tp->snd_una;
 	a.snd_nxt = tp->snd_nxt;
 	a.rtt_us = rtt > 0 ? (__u32)rtt : 0;
@@ -325,7 +292,7 @@ static __always_inline void dc_cc_event(struct sock *sk, enum tcp_ca_event ev, _
 	if (ev != CA_EVENT_TX_START ||
 	    !dc_ptcp_idle_restart((__u32)bpf_jiffies64() - tp->lsndtime, tp->inet_conn.icsk_rto))
 		return;
-	dc_load_cfg(cc, &cfg);
+	dc_cc_load_cfg(cc, &cfg, &dc_cfg_default);
 	dc_sk_flow_key(sk, &key);
 	dc_ptcp_state_restart(st, &cfg, tp->snd_nxt,
 			      dc_base_rtt_us(sk, &cfg, &key, 0, bpf_ktime_get_ns()),
@@ -385,26 +352,5 @@ static __always_inline __u32 dc_cc_ssthresh(struct sock *sk)
 DC_CC_PROGS(dc_ptcp, DC_CC_POWERTCP)
 DC_CC_PROGS(dc_theta, DC_CC_THETA)
 
-SEC(".struct_ops")
-struct tcp_congestion_ops dc_powertcp = {
-	.init = (void *)dc_ptcp_init,
-	.cong_control = (void *)dc_ptcp_ctl,
-	.release = (void *)dc_ptcp_rel,
-	.cwnd_event = (void *)dc_ptcp_evt,
-	.ssthresh = (void *)dc_ptcp_ssth,
-	.undo_cwnd = (void *)dc_ptcp_undo,
-	.flags = TCP_CONG_NON_RESTRICTED,
-	.name = "powertcp",
-};
-
-SEC(".struct_ops")
-struct tcp_congestion_ops dc_theta_ptcp = {
-	.init = (void *)dc_theta_init,
-	.cong_control = (void *)dc_theta_ctl,
-	.release = (void *)dc_theta_rel,
-	.cwnd_event = (void *)dc_theta_evt,
-	.ssthresh = (void *)dc_theta_ssth,
-	.undo_cwnd = (void *)dc_theta_undo,
-	.flags = TCP_CONG_NON_RESTRICTED,
-	.name = "theta_powertcp",
-};
+DC_CC_OPS(dc_powertcp, dc_ptcp, "powertcp");
+DC_CC_OPS(dc_theta_ptcp, dc_theta, "theta_powertcp");
