@@ -225,10 +225,27 @@ static bool cc_may_write_pacing(const struct btf *btf)
 	return true;
 }
 
-static bool probe_one(const struct feature *ft, const struct btf *btf)
+/* Is BPF_FUNC_<name> in the kernel's enum bpf_func_id (`ids`, found once:
+ * a scan of every enum per helper costs seconds under emulation)? */
+static bool helper_in(const struct btf *btf, const struct btf_type *ids, const char *fname)
 {
 	char buf[96];
+	const struct btf_enum *e;
+	__u16 i;
 
+	if (!ids)
+		return false;
+	/* "bpf_loop" -> BPF_FUNC_loop */
+	snprintf(buf, sizeof(buf), "BPF_FUNC_%s", fname + 4);
+	for (i = 0, e = btf_enum(ids); i < btf_vlen(ids); i++, e++)
+		if (!strcmp(btf__name_by_offset(btf, e->name_off), buf))
+			return true;
+	return false;
+}
+
+static bool probe_one(const struct feature *ft, const struct btf *btf,
+		      const struct btf_type *helper_ids)
+{
 	switch (ft->probe) {
 	case P_BTF:
 		return btf != NULL;
@@ -245,9 +262,7 @@ static bool probe_one(const struct feature *ft, const struct btf *btf)
 	case P_VETH_XDP:
 		return veth_has_xdp(btf);
 	case P_HELPER:
-		/* "bpf_loop" -> BPF_FUNC_loop: the kernel's list of helpers */
-		snprintf(buf, sizeof(buf), "BPF_FUNC_%s", ft->name + 4);
-		return btf_has_enumval(btf, buf);
+		return helper_in(btf, helper_ids, ft->name);
 	case P_KFUNC:
 		return btf_has(btf, ft->name, BTF_KIND_FUNC);
 	case P_CC_PACING:
@@ -259,17 +274,22 @@ static bool probe_one(const struct feature *ft, const struct btf *btf)
 void dc_features_detect(struct dc_features *f)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *helper_ids = NULL;
 	struct utsname u;
 	unsigned int i;
+	int id;
 
 	memset(f, 0, sizeof(*f));
+	id = btf ? btf__find_by_name_kind(btf, "bpf_func_id", BTF_KIND_ENUM) : -1;
+	if (id > 0)
+		helper_ids = btf__type_by_id(btf, id);
 	if (!uname(&u))
 		snprintf(f->kernel, sizeof(f->kernel), "%s", u.release);
 	for (i = 0; i < NFEATURES; i++) {
 		f->item[i].key = features[i].key;
 		f->item[i].since = features[i].since;
 		f->item[i].without = features[i].without;
-		f->item[i].present = probe_one(&features[i], btf);
+		f->item[i].present = probe_one(&features[i], btf, helper_ids);
 	}
 	f->n = NFEATURES;
 	btf__free(btf);
