@@ -2,6 +2,7 @@
 # results: each target says yes, no, or not measured for the right reason,
 # and odd inputs (ties, no rounds, parts that did not run) give an answer,
 # not an error.
+# kernel-independent: the same output on any kernel (user space only)
 # shellcheck shell=bash
 source "$(dirname "$0")/../lib/test.sh"
 
