@@ -1,0 +1,135 @@
+# A dumbbell on which every congestion control of the PowerTCP evaluation
+# can run side by side: dcbpf's switch filling INT on the bottleneck (and
+# marking CE above a threshold, for DCTCP), a dcbpfd of the run's own
+# registering powertcp, theta_powertcp, hpcc, timely and dctcp, with τ the
+# fabric's measured base RTT; the kernel's cubic needs nothing.  Sourced
+# by the experiments in tests/exp/ (ptcp_incast.sh, ptcp_fairness.sh).
+#
+#   source tests/lib/fabric.sh; source tests/lib/dcbpfd.sh; source tests/lib/ccfab.sh
+#   ccfab_up NSENDERS RATE_MBIT BUF_BYTES LOGDIR   # fabric, daemon, INT
+#   ccfab_cc_ok CC                                 # selectable now?
+#   ...
+#   ccfab_down                                     # everything gone
+#
+# Parameters, as tests/demo/run and tests/integ/baseline.sh set them:
+# base_rtt_us = the ping RTT of the fabric (τ as the paper prescribes:
+# PowerTCP, NSDI'22, §3.1 "base-RTT set to the maximum RTT"), host_bw_mbps
+# = the bottleneck rate, expected_flows = 3, TIMELY's T_low 50 µs above
+# the base RTT and T_high 500 µs (TIMELY, SIGCOMM'15, §4: T_low above the
+# minimum RTT).  CCFAB_ECN_K (bytes, default 30000, DCTCP's K for 1 Gbit/s
+# at these RTTs) is the switch's CE threshold.  CCFAB_PARAMS replaces the
+# CC lines ("key = value; key = value").
+# Sets CCFAB_TAU_US, CCFAB_PING_US, CCFAB_ERR (on failure).
+# shellcheck shell=bash
+
+CCFAB_TAU_US="" CCFAB_PING_US="" CCFAB_ERR="" CCFAB_INT=""
+CCFAB_CCS="powertcp theta_powertcp hpcc timely dctcp cubic"
+
+ccfab_up() {
+	local n=${1:?ccfab_up NSENDERS RATE BUF LOGDIR} rate=${2:?rate} buf=${3:?buffer} log=${4:?logdir}
+	local rtt line
+	local -a lines
+	CCFAB_ERR=""
+	mkdir -p "$log"
+	# Links carry 36 bytes more than the hosts' MTU: room for the INT option.
+	export FAB_INT_ROOM=36
+	fabric_dumbbell "$n" "$rate" "$buf" || { CCFAB_ERR="fabric_dumbbell failed"; return 1; }
+	fabric_ping_all || { CCFAB_ERR="the receiver is unreachable"; return 1; }
+	rtt=$(fabric_exec "${FAB_SENDERS[0]}" ping -c 20 -i 0.01 -q "$FAB_RECV_IP" | awk -F'[/ ]' '/^rtt/ {print $8 * 1000}')
+	CCFAB_PING_US=$(printf '%.0f' "${rtt:-0}")
+	# A floor of 20 µs: a ping on an idle emulated link can read less than
+	# any window sees.
+	CCFAB_TAU_US=$((CCFAB_PING_US < 20 ? 20 : CCFAB_PING_US))
+	if [ -n "${CCFAB_PARAMS:-}" ]; then
+		mapfile -t lines < <(tr ';' '\n' <<<"$CCFAB_PARAMS" | sed 's/^ *//; /^$/d')
+	else
+		lines=("base_rtt_us = $CCFAB_TAU_US" "host_bw_mbps = $rate" "expected_flows = 3"
+			"t_low_us = $((CCFAB_TAU_US + 50))" "t_high_us = 500")
+	fi
+	printf '%s\n' "${lines[@]}" >"$log/cc-params.txt"
+	DCBPFD_DAEMON="dctcp = 1" dcbpfd_start "${lines[@]}" || { CCFAB_ERR="dcbpfd: $DCBPFD_ERR"; return 1; }
+	fabric_on_exit _ccfab_int_down
+	_ccfab_int_up "$rate" "$buf" >"$log/int-setup.log" 2>&1 ||
+		{ CCFAB_ERR="INT setup failed: $(tail -c 300 "$log/int-setup.log")"; return 1; }
+	return 0
+}
+
+# The switch (complete sharing with B = the TBF limit: drop-tail as without
+# it; CE above CCFAB_ECN_K) fills its hop on the bottleneck; the senders
+# add the INT option, the receiver echoes it.
+_ccfab_int_up() {
+	local rate=$1 buf=$2 ports rates i
+	local -a D=("${BUILD:-build}/dcbpf" --pin-dir "$DCBPFD_PIN")
+	ports=$(IFS=,; echo "${FAB_SW_PORTS[*]},$FAB_BN_DEV")
+	rates=$(for ((i = 0; i < ${#FAB_SW_PORTS[@]}; i++)); do printf '10000,'; done; echo "$rate")
+	CCFAB_INT=1
+	"${D[@]}" switch up --netns "$FAB_SWITCH" --ports "$ports" --rate-mbps "$rates" ccfab \
+		alg=cs buffer_bytes="$buf" ecn_k_bytes="${CCFAB_ECN_K:-30000}" &&
+		"${D[@]}" int switch attach ccfab || return 1
+	for ((i = 0; i < ${#FAB_SENDERS[@]}; i++)); do
+		"${D[@]}" int attach --netns "${FAB_SENDERS[i]}" "${FAB_SENDER_DEVS[i]}" || return 1
+	done
+	"${D[@]}" int attach --netns "$FAB_RECV" "$FAB_RECV_DEV" && "${D[@]}" int dst add "$FAB_RECV_IP/32"
+}
+
+_ccfab_int_down() {
+	local i
+	[ -n "$CCFAB_INT" ] || return 0
+	CCFAB_INT=""
+	local -a D=("${BUILD:-build}/dcbpf" --pin-dir "$DCBPFD_PIN")
+	{
+		for ((i = 0; i < ${#FAB_SENDERS[@]}; i++)); do
+			"${D[@]}" int detach --netns "${FAB_SENDERS[i]}" "${FAB_SENDER_DEVS[i]}"
+		done
+		"${D[@]}" int detach --netns "$FAB_RECV" "$FAB_RECV_DEV"
+		"${D[@]}" int switch detach ccfab
+		"${D[@]}" switch down ccfab
+	} >/dev/null 2>&1
+	return 0
+}
+
+# ccfab_down: INT off, the daemon stopped (it unregisters the CCs and its
+# pins go), the namespaces removed.
+ccfab_down() {
+	_ccfab_int_down
+	dcbpfd_stop
+	fabric_teardown
+}
+
+# ccfab_cc_ok CC: CC can be selected by a socket now.
+ccfab_cc_ok() { grep -qw "$1" /proc/sys/net/ipv4/tcp_available_congestion_control; }
+
+# ccfab_timeouts NS...: retransmission timeouts (TcpExt TCPTimeouts) summed
+# over the namespaces' stacks.
+ccfab_timeouts() {
+	local ns sum=0 v
+	for ns in "$@"; do
+		v=$(ip netns exec "$ns" awk '/^TcpExt:/ { if (!h) { for (i = 2; i <= NF; i++) f[$i] = i; h = 1; next }
+			print $(f["TCPTimeouts"]) }' /proc/net/netstat 2>/dev/null)
+		sum=$((sum + ${v:-0}))
+	done
+	echo $sum
+}
+
+# ccfab_port_sampler OUT_CSV PERIOD_S: in the background, every PERIOD_S the
+# bytes received by each switch port facing a sender (index = sender),
+# "t_ns,p0,p1,..." with t_ns from the realtime clock ($EPOCHREALTIME; the
+# experiment stamps its events on the same clock). PID in FAB_LAST_PID.
+# Bytes entering the switch, before the bottleneck: what a sender put on
+# the wire, drops at the bottleneck included.
+ccfab_port_sampler() {
+	local out=$1 period=$2 ports
+	ports=$(IFS=' '; echo "${FAB_SW_PORTS[*]}")
+	# shellcheck disable=SC2016  # expanded by the inner shell
+	fabric_bg "$FAB_SWITCH" bash -c '
+		out=$1 period=$2; shift 2
+		hdr=t_ns; for ((i = 0; i < $#; i++)); do hdr+=,p$i; done
+		echo "$hdr" >"$out"
+		while :; do
+			t=${EPOCHREALTIME/./}000
+			line=$t
+			for d in "$@"; do read -r b </sys/class/net/$d/statistics/rx_bytes; line+=,$b; done
+			echo "$line" >>"$out"
+			sleep "$period"
+		done' ccfab-sampler "$out" "$period" $ports
+}
