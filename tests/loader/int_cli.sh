@@ -120,7 +120,7 @@ tbad "--switch with --cc" "--switch and --cc exclude each other" trace --switch 
 tbad "an extra argument" "unexpected argument 'extra'" trace extra
 out=$("$C" --pin-dir "$PIN-none" trace --json --count 1 2>/dev/null)
 rc=$?
-[ $rc = 1 ] && echo "$out" | jq -e '.command == "dcbpf trace" and (.error | contains("dc_cc_trace"))' >/dev/null &&
+[ $rc = 1 ] && echo "$out" | jq -e '.command == "dcbpf trace" and (.error | contains("dc_cc_tr")) and (.error | contains("is dcbpfd running"))' >/dev/null &&
 	t_pass "trace cli: no ring buffer pinned: a JSON error (--json after the command)" ||
 	t_fail "trace cli: JSON error" "rc=$rc: $out"
 # the INT object pinned the CC's trace ring and switch with its maps: a trace
