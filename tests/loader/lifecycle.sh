@@ -132,7 +132,9 @@ ip netns add "$NS" && ip -n "$NS" link set lo up
 ip netns exec "$NS" iperf3 -s -p $LONG_PORT >/dev/null 2>&1 &
 PIDS="$PIDS $!"
 sleep 0.5
-ip netns exec "$NS" iperf3 -c 127.0.0.1 -p $LONG_PORT -C powertcp -b 100M -t 60 >/dev/null 2>&1 &
+# Long enough to outlast the flood on an emulated guest (over a minute
+# there); stopped below once the flood is done.
+ip netns exec "$NS" iperf3 -c 127.0.0.1 -p $LONG_PORT -C powertcp -b 100M -t 600 >/dev/null 2>&1 &
 IPERF=$!
 PIDS="$PIDS $IPERF"
 long_acks() { # acks of the long flow's busiest entry (the data stream)
