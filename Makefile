@@ -210,6 +210,14 @@ demo: all deps-test
 bench: all deps-test
 	BUILD=$(BUILD) OUT=$(OUT)/bench tests/bench/run
 
+# PowerTCP's Figs 4 and 5 (NSDI'22) in the fabric, docs/results.md: one
+# command each, JSON + CSV + PNG in $(OUT)/ptcp-*; SHORT=0 for the full runs.
+.PHONY: exp-ptcp-incast exp-ptcp-fairness
+exp-ptcp-incast: all deps-test
+	BUILD=$(BUILD) OUT=$(OUT)/ptcp-incast tests/exp/ptcp_incast.sh
+exp-ptcp-fairness: all deps-test
+	BUILD=$(BUILD) OUT=$(OUT)/ptcp-fairness tests/exp/ptcp_fairness.sh
+
 # Ethereal results (tests/exp/ethereal, docs/collective.md): one batch of
 # ETH_SEEDS_PER seeds per (rate, CC) at a time under the shared netns lock,
 # then the summary, table and plot in $(OUT)/ethereal.
