@@ -210,8 +210,9 @@ demo: all deps-test
 bench: all deps-test
 	BUILD=$(BUILD) OUT=$(OUT)/bench tests/bench/run
 
-# PowerTCP's Figs 4 and 5 (NSDI'22) in the fabric, docs/results.md: one
-# command each, JSON + CSV + PNG in $(OUT)/ptcp-*; SHORT=0 for the full runs.
+# PowerTCP's incast and fairness figures (NSDI'22; thesis Figs 2.4, 2.5) in
+# the fabric, docs/results.md: one command each, JSON + CSV + PNG in
+# $(OUT)/ptcp-*; SHORT=0 for the full runs.
 .PHONY: exp-ptcp-incast exp-ptcp-fairness
 exp-ptcp-incast: all deps-test
 	BUILD=$(BUILD) OUT=$(OUT)/ptcp-incast tests/exp/ptcp_incast.sh

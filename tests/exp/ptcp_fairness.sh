@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PowerTCP, NSDI'22, Fig. 5 (the thesis' Fig. 2.5) in our fabric: fairness
+# PowerTCP (NSDI'22; Fig. 2.5 of Addanki's thesis) in our fabric: fairness
 # and stability as flows arrive and leave.  Per congestion control, FLOWS
 # long flows on the dumbbell, one sender each, join one every STEP_S
 # seconds and then leave one every STEP_S seconds, last in first out
@@ -160,7 +160,7 @@ ccfab_down
 jq -n --slurpfile r "$OUT/results.jsonl" --argjson rate "$RATE" --argjson buf "$BUF" --argjson flows "$FLOWS" \
 	--argjson step "$STEP_S" --argjson ping "$CCFAB_PING_US" --argjson tau "$CCFAB_TAU_US" --argjson short "$SHORT" \
 	--rawfile cp "$OUT/cc-params.txt" --arg host "$(uname -r), $(nproc) CPUs" '
-	{experiment: "ptcp_fairness", figure: "PowerTCP, NSDI22, Fig. 5 (thesis Fig. 2.5)", short: $short,
+	{experiment: "ptcp_fairness", figure: "PowerTCP, NSDI22 (thesis Fig. 2.5): fairness and stability", short: $short,
 	 params: {rate_mbit: $rate, buffer_bytes: $buf, flows: $flows, step_s: $step, ping_rtt_us: $ping, tau_us: $tau,
 	          rate_sample_ms: 100, converge: "Jain >= 0.95 of 300 ms averages, total >= 0.9 of the phase total (second half), held 0.5 s",
 	          host: $host, cc_params: ($cp | split("\n") | map(select(length > 0)))},

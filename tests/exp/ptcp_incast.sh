@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PowerTCP, NSDI'22, Fig. 4 (the thesis' Fig. 2.4) in our fabric: a 10:1
+# PowerTCP (NSDI'22; Fig. 2.4 of Addanki's thesis) in our fabric: a 10:1
 # incast onto a long flow on the dumbbell, per congestion control the
 # bottleneck's throughput and queue as time series (1 ms samples) around
 # each incast round and the incast's completion; then a sweep of the
@@ -167,7 +167,7 @@ jq -n --slurpfile r "$OUT/results.jsonl" --argjson rate "$RATE" --argjson buf "$
 	--argjson rounds "$ROUNDS" --argjson gap "$GAP_MS" --arg degrees "$DEGREES" --argjson sb "$SWEEP_BYTES" \
 	--argjson sr "$SWEEP_ROUNDS" --argjson ping "$CCFAB_PING_US" --argjson tau "$CCFAB_TAU_US" --argjson short "$SHORT" \
 	--arg rto "${RTO_MIN_MS:-200 (kernel default)}" --rawfile cp "$OUT/cc-params.txt" --arg host "$(uname -r), $(nproc) CPUs" '
-	{experiment: "ptcp_incast", figure: "PowerTCP, NSDI22, Fig. 4 (thesis Fig. 2.4)", short: $short,
+	{experiment: "ptcp_incast", figure: "PowerTCP, NSDI22 (thesis Fig. 2.4): incast", short: $short,
 	 params: {rate_mbit: $rate, buffer_bytes: $buf, incast_degree: 10, incast_bytes_per_sender: $bytes, rounds: $rounds,
 	          gap_ms: $gap, sweep_degrees: ($degrees | split(" ") | map(tonumber)), sweep_bytes_per_flow: $sb,
 	          sweep_rounds: $sr, ping_rtt_us: $ping, tau_us: $tau, rto_min_ms: $rto, host: $host,

@@ -13,7 +13,7 @@
 #
 # Parameters, as tests/demo/run and tests/integ/baseline.sh set them:
 # base_rtt_us = the ping RTT of the fabric (τ as the paper prescribes:
-# PowerTCP, NSDI'22, §3.1 "base-RTT set to the maximum RTT"), host_bw_mbps
+# PowerTCP, NSDI'22: "base-RTT set to the maximum RTT"), host_bw_mbps
 # = the bottleneck rate, expected_flows = 3, TIMELY's T_low 50 µs above
 # the base RTT and T_high 500 µs (TIMELY, SIGCOMM'15, §4: T_low above the
 # minimum RTT).  CCFAB_ECN_K (bytes, default 30000, DCTCP's K for 1 Gbit/s
