@@ -40,7 +40,7 @@ NINCAST=10 SWEEP_NS=8 WARM_S=2
 export BUILD
 die() { echo "ptcp_incast: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (network namespaces)"
-for c in iperf3 jq gnuplot; do command -v $c >/dev/null || die "'$c' not found (make deps)"; done
+for c in jq gnuplot; do command -v $c >/dev/null || die "'$c' not found (make deps)"; done
 for t in qsample incast; do [ -x "$BUILD/tools/$t" ] || die "$BUILD/tools/$t not built (make)"; done
 for d in $DEGREES; do [ $((d % SWEEP_NS)) = 0 ] || die "DEGREES must be multiples of $SWEEP_NS, got $d"; done
 mkdir -p "$OUT"
@@ -58,8 +58,6 @@ echo "ptcp_incast: fabric $FAB_ID: $((NINCAST + 1)) senders, bottleneck $RATE Mb
 LONG=${FAB_SENDERS[0]} RIP=$FAB_RECV_IP
 INC=("${FAB_SENDERS[@]:1:NINCAST}") SWP=("${FAB_SENDERS[@]:1:SWEEP_NS}")
 INC_NS=$(IFS=,; echo "${INC[*]}") SWP_NS=$(IFS=,; echo "${SWP[*]}")
-fabric_bg "$FAB_RECV" "$BUILD/tools/incast" sink -p 5999 2>"$OUT/incast-sink.log"
-fabric_wait_port "$FAB_RECV" 5999 || die "incast sink not listening"
 
 # rounds_of QCSV INCAST_JSON CC: per round of the 10:1 incast, the samples
 # around it appended to incast.csv and one JSON line of its metrics:
@@ -91,7 +89,7 @@ rounds_of() {
 echo "cc,round,t_ms,queue_bytes,throughput_mbps" >"$OUT/incast.csv"
 echo "cc,degree,flows_per_ns,bytes_per_flow,rounds,completed_rounds,completion_ms_median,completion_ms_max,ideal_ms,timeouts,drops,held" >"$OUT/sweep.csv"
 : >"$OUT/results.jsonl"
-rc=0 port=5201 RAN=()
+rc=0 port=5900 RAN=()
 for cc in $CCS; do
 	if ! ccfab_cc_ok "$cc"; then
 		echo "ptcp_incast: $cc not available ($(cat /proc/sys/net/ipv4/tcp_available_congestion_control)); skipped" >&2
@@ -102,16 +100,20 @@ for cc in $CCS; do
 	port=$((port + 1))
 	q=$OUT/queue-$cc.csv
 	echo "ptcp_incast: $cc: long flow, then $ROUNDS rounds of ${NINCAST}:1 x $BYTES B, then degrees $DEGREES"
-	fabric_bg "$FAB_RECV" iperf3 -s -p $port -B "$RIP" >"$OUT/iperf3-server-$cc.log" 2>&1
+	# One sink per CC: the long flow and the incasts all go to it.
+	fabric_bg "$FAB_RECV" "$BUILD/tools/incast" sink -p $port $(ccfab_sink_cc "$cc") 2>"$OUT/sink-$cc.log"
 	spid=$FAB_LAST_PID
-	fabric_wait_port "$FAB_RECV" $port
+	fabric_wait_port "$FAB_RECV" $port || { echo "ptcp_incast: $cc: sink not listening" >&2; rc=1; continue; }
 	fabric_bg "$FAB_SWITCH" "$BUILD/tools/qsample" -r -d "$FAB_BN_DEV" -t 900 -o "$q"
 	qpid=$FAB_LAST_PID
-	fabric_bg "$LONG" iperf3 -c "$RIP" -p $port -t 900 -C "$cc" -J >"$OUT/iperf-$cc.json"
+	# the long flow: one transfer larger than the run, stopped at its end
+	fabric_bg "" "$BUILD/tools/incast" client -d "$RIP" -p $port -n "$LONG" -s 1000000000000 -c "$cc" -t 900 \
+		>/dev/null 2>"$OUT/long-$cc.err"
 	lpid=$FAB_LAST_PID
+	read -r ef0 ee0 <<<"$(ccfab_dctcp_ecn)"
 	sleep $WARM_S
 	to0=$(ccfab_timeouts "${INC[@]}")
-	"$BUILD/tools/incast" client -d "$RIP" -p 5999 -n "$INC_NS" -s "$BYTES" -c "$cc" -r "$ROUNDS" \
+	"$BUILD/tools/incast" client -d "$RIP" -p $port -n "$INC_NS" -s "$BYTES" -c "$cc" -r "$ROUNDS" \
 		-g "$GAP_MS" -t 60 >"$OUT/incast-$cc.json" 2>"$OUT/incast-$cc.err" ||
 		{ echo "ptcp_incast: $cc: 10:1 incast failed: $(head -c 200 "$OUT/incast-$cc.err")" >&2; rc=1; }
 	to1=$(ccfab_timeouts "${INC[@]}")
@@ -122,7 +124,7 @@ for cc in $CCS; do
 		t0=$(ccfab_timeouts "${SWP[@]}")
 		d0=$(tail -n 1 "$q" | cut -d, -f4)
 		ok=1
-		"$BUILD/tools/incast" client -d "$RIP" -p 5999 -n "$SWP_NS" -f $f -s "$SWEEP_BYTES" -c "$cc" \
+		"$BUILD/tools/incast" client -d "$RIP" -p $port -n "$SWP_NS" -f $f -s "$SWEEP_BYTES" -c "$cc" \
 			-r "$SWEEP_ROUNDS" -g "$GAP_MS" -t 20 >"$OUT/sweep-$cc-$deg.json" 2>"$OUT/sweep-$cc-$deg.err" || ok=0
 		sleep 0.1
 		t1=$(ccfab_timeouts "${SWP[@]}")
@@ -149,15 +151,17 @@ for cc in $CCS; do
 	fabric_kill "$lpid"
 	fabric_kill "$qpid"
 	fabric_kill "$spid"
+	read -r ef1 ee1 <<<"$(ccfab_dctcp_ecn)"
 	rounds_of "$q" "$OUT/incast-$cc.json" "$cc" >"$OUT/rounds-$cc.jsonl"
 	jq -n --arg cc "$cc" --slurpfile r "$OUT/rounds-$cc.jsonl" --slurpfile s "$OUT/sweep-$cc.jsonl" \
-		--argjson to $((to1 - to0)) --slurpfile i <(cat "$OUT/incast-$cc.json" 2>/dev/null || echo null) '
+		--argjson to $((to1 - to0)) --argjson ef $((ef1 - ef0)) --argjson ee $((ee1 - ee0)) --slurpfile i <(cat "$OUT/incast-$cc.json" 2>/dev/null || echo null) '
 		def med: sort | if length == 0 then null else .[(length - 1) / 2 | floor] end;
 		{cc: $cc, rounds: $r, incast_completion_ms_median: ($i[0].completion_ms // null),
 		 peak_queue_bytes_median: ([$r[].peak_queue_bytes] | med), drain_ms_median: ([$r[].drain_ms | select(. != null)] | med),
 		 tput_before_mbps_median: ([$r[].tput_before_mbps] | med), tput_during_mbps_median: ([$r[].tput_during_mbps] | med),
 		 tput_after_mbps_median: ([$r[].tput_after_mbps] | med), queue_after_p50_bytes_median: ([$r[].queue_after_p50_bytes] | med),
 		 drops_total: ([$r[].drops] | add), timeouts: $to, sweep: $s,
+		 dctcp_connections: $ef, dctcp_ecn_connections: $ee,
 		 largest_degree_held: ([$s[] | select(.held) | .degree] | max),
 		 smallest_degree_failed: ([$s[] | select(.held | not) | .degree] | min)}' >>"$OUT/results.jsonl"
 done
