@@ -62,6 +62,8 @@ if [ "${DCBPF_VM:-0}" = 1 ]; then
 fi
 dcbpfd_start "base_rtt_us = ${TAU:-80}" "host_bw_mbps = $HOSTBW" || { t_fail "int: dcbpfd" "$DCBPFD_ERR"; exit 1; }
 D=("$BUILD/dcbpf" --pin-dir "$DCBPFD_PIN")
+# What the daemon pinned before anything was attached: all a detach may leave.
+daemon_pins=$(find "$DCBPFD_PIN" -mindepth 1 2>/dev/null | sort)
 
 INT_UP=1
 int_down() {
@@ -191,6 +193,6 @@ else
 fi
 
 int_down
-left=$(find "$DCBPFD_PIN" -mindepth 1 2>/dev/null | grep -vE '/(dc_cc_[a-z]*|dc_int_flows|link_[a-z_]*|dc_powertcp|dc_theta_ptcp)$' | tr '\n' ' ')
+left=$(comm -13 <(echo "$daemon_pins") <(find "$DCBPFD_PIN" -mindepth 1 2>/dev/null | sort) | tr '\n' ' ')
 [ -z "$left" ] && t_pass "int: detaching leaves only the daemon's pins" || t_fail "int: detaching leaves only the daemon's pins" "$left"
 dcbpfd_stop

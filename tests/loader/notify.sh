@@ -47,7 +47,7 @@ import os, socket, sys
 addr, out, pin, avail = sys.argv[1:5]
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind("\0" + addr[1:] if addr.startswith("@") else addr)
-s.settimeout(60)
+s.settimeout(600)
 with open(out + ".tmp", "w") as f:
     f.write("listening\n")
 os.rename(out + ".tmp", out)
@@ -66,7 +66,7 @@ with open(out, "a", buffering=1) as f:
             break
 PY
 	LPID=$!
-	wait_until 5 test -s "$2"
+	wait_until 60 test -s "$2"
 }
 
 write_conf() { # write_conf GAMMA
@@ -80,7 +80,9 @@ listen "@dcbpf-notify-$$" "$OUT" || t_fail "notify: listener starts" "no socket"
 write_conf 0.9
 NOTIFY_SOCKET="@dcbpf-notify-$$" "$D" -c "$CONF" >"$TMP/d.log" 2>&1 &
 DPID=$!
-if wait_until 20 grep -q 'READY=1' "$OUT"; then
+# The daemon verifies and registers every CC before READY: a minute or
+# more on an emulated guest.
+if wait_until 300 grep -q 'READY=1' "$OUT"; then
 	ready=$(grep -m1 'READY=1' "$OUT")
 	case $ready in
 	"pins=1 reg=1 "*) t_pass "notify: READY=1 comes after the maps are pinned and the CCs registered" ;;
@@ -98,7 +100,7 @@ fi
 # a good reload: RELOADING=1 (with the monotonic time), then READY=1
 write_conf 0.8
 kill -HUP "$DPID"
-if wait_until 10 grep -q 'reloaded' "$OUT"; then
+if wait_until 60 grep -q 'reloaded' "$OUT"; then
 	grep -q 'RELOADING=1|MONOTONIC_USEC=[0-9]' "$OUT" && t_pass "notify: a reload sends RELOADING=1 with MONOTONIC_USEC" ||
 		t_fail "notify: a reload sends RELOADING=1 with MONOTONIC_USEC" "$(cat "$OUT")"
 	[ "$(grep -n 'RELOADING=1' "$OUT" | head -n1 | cut -d: -f1)" -lt "$(grep -n 'reloaded' "$OUT" | cut -d: -f1)" ] &&
@@ -114,7 +116,7 @@ echo 'gamma = 7' >>"$CONF"
 "$D" -t -c "$CONF" >/dev/null 2>&1 && t_fail "notify: the bad file fails dcbpfd -t" "accepted" ||
 	t_pass "notify: the bad file fails dcbpfd -t"
 kill -HUP "$DPID"
-if wait_until 10 grep -q 'reload of .* failed' "$OUT"; then
+if wait_until 60 grep -q 'reload of .* failed' "$OUT"; then
 	grep 'reload of .* failed' "$OUT" | grep -q 'READY=1' && t_pass "notify: a failed reload ends with READY=1 and a STATUS naming the failure" ||
 		t_fail "notify: a failed reload ends with READY=1 and a STATUS naming the failure" "$(cat "$OUT")"
 	[ "$("$C" -d "$PIN" get powertcp.gamma 2>&1)" = 0.8 ] && kill -0 "$DPID" 2>/dev/null &&
@@ -130,10 +132,12 @@ kill -TERM "$DPID"
 wait "$DPID"
 drc=$?
 DPID=""
+wait_until 30 grep -q 'STOPPING=1' "$OUT"
 grep -q 'STOPPING=1' "$OUT" && t_pass "notify: SIGTERM sends STOPPING=1" ||
 	t_fail "notify: SIGTERM sends STOPPING=1" "$(cat "$OUT")"
 [ "$drc" = 0 ] && [ ! -e "$PIN" ] && t_pass "notify: the daemon stops cleanly" ||
 	t_fail "notify: the daemon stops cleanly" "exit $drc, pins: $(ls "$PIN" 2>&1 | tr '\n' ' ')"
+kill "$LPID" 2>/dev/null
 wait "$LPID" 2>/dev/null
 LPID=""
 
