@@ -5,7 +5,8 @@
 # each incast round and the incast's completion; then a sweep of the
 # incast degree (8 sender namespaces × k flows each, the long flow still
 # running) for the largest incast the fabric holds: every round complete,
-# no retransmission timeout in the incast senders.
+# no retransmission timeout in the incast senders, at that degree and at
+# every smaller one of the sweep.
 #
 #   sudo tests/exp/ptcp_incast.sh            # SHORT=1: 3 rounds, degrees 16 32 64; ~2-3 min
 #   sudo SHORT=0 tests/exp/ptcp_incast.sh    # 9 rounds, degrees 16 ... 256
@@ -162,8 +163,9 @@ for cc in $CCS; do
 		 tput_after_mbps_median: ([$r[].tput_after_mbps] | med), queue_after_p50_bytes_median: ([$r[].queue_after_p50_bytes] | med),
 		 drops_total: ([$r[].drops] | add), timeouts: $to, sweep: $s,
 		 dctcp_connections: $ef, dctcp_ecn_connections: $ee,
-		 largest_degree_held: ([$s[] | select(.held) | .degree] | max),
-		 smallest_degree_failed: ([$s[] | select(.held | not) | .degree] | min)}' >>"$OUT/results.jsonl"
+		 smallest_degree_failed: ([$s[] | select(.held | not) | .degree] | min)} |
+		# held: that degree and every smaller one of the sweep
+		.largest_degree_held = (.smallest_degree_failed as $f | [$s[] | select(.held and ($f == null or .degree < $f)) | .degree] | max)' >>"$OUT/results.jsonl"
 done
 ccfab_down
 [ ${#RAN[@]} -gt 0 ] || die "no congestion control could run"
