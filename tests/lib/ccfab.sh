@@ -139,8 +139,8 @@ ccfab_port_sampler() {
 # from a dctcp sender only when the listener runs a CC that needs ECN
 # (measured: 0 of 252 connections negotiated ECN with the namespace
 # default on the receiver, every one with a dctcp listener), so the
-# receiver's listener runs dctcp; iperf3 sets its CC after accept, too
-# late, hence the incast tool's sink for every flow here.
+# receiver's listener runs dctcp.  iperf3's server sets the CC after
+# accept, too late: its dctcp flows run without ECN (Reno-like).
 ccfab_sink_cc() { [ "$1" = dctcp ] && echo "-c dctcp"; return 0; }
 
 # ccfab_dctcp_ecn: "flows ecn_flows" of the dctcp connections so far
