@@ -159,13 +159,18 @@ if command -v dumpcap >/dev/null && command -v tshark >/dev/null; then
 	# Order is compared per flow: the receiver's ACKs (softirq) and its
 	# control connection (process) leave on different CPUs, and the
 	# capture tap of a veth sees two CPUs' frames in an order the wire
-	# need not share. Within one flow the order is the wire's.
+	# need not share. Within one flow the order is the wire's, except for
+	# resets: the kernel answers a segment to a closed socket from its
+	# own reply socket, on whichever CPU took the segment, beside the
+	# socket's own RST; resets are compared as a set.
 	byflow() {
 		tshark -r "$1" -T jsonraw 2>/dev/null | jq -r '.[]._source.layers.frame_raw[0]' |
 			awk '{ ihl = substr($0, 30, 1); proto = substr($0, 47, 2)
 			       l4 = 28 + 8 * (index("56789abcdef", ihl) + 4)
 			       key = proto "-" substr($0, 61, 8)
 			       if (proto == "06" || proto == "11") key = key "-" substr($0, l4 + 1, 8)
+			       # TCP flags: the low digit of byte 13; RST = 0x04
+			       if (proto == "06" && index("4567cdef", substr($0, l4 + 28, 1))) key = key "-rst-" $0
 			       print key, $0 }' | sort -s -k1,1
 	}
 	byflow "$W/before.pcap" >"$W/before.hex"
