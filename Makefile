@@ -178,7 +178,7 @@ $(BUILD)/dcbpf.8: docs/man/dcbpf.8 $(BUILD)/dcbpf.8.gen
 	awk 'FNR == NR { if (/^\.SH /) cmds = ($$2 == "COMMANDS"); else if (cmds) text = text $$0 "\n"; next } \
 	     /^\.\\" @COMMANDS@/ { printf "%s", text; next } { print }' $(BUILD)/dcbpf.8.gen $< > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/tools/%: tests/tools/%.c $(HDRS) tests/tools/reqhdr.h | $(BUILD)/tools
+$(BUILD)/tools/%: tests/tools/%.c $(HDRS) tests/tools/tool.h | $(BUILD)/tools
 	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS_BPF)
 # The workload harness draws exponential gaps and interpolates sizes (libm).
 $(BUILD)/tools/workload: LDLIBS_BPF += -lm

@@ -81,18 +81,10 @@ static __always_inline void dc_mirror(struct sock *sk, const struct dc_flow_key 
 				      const struct dc_bl_view *v, __u32 cc, __u32 rtt_us,
 				      bool updated, struct dc_cc_counters *stats)
 {
-	struct dc_cc_flow *f = bpf_map_lookup_elem(&dc_cc_flows, key);
+	struct dc_cc_flow *f = dc_cc_flow_get(key, cc, stats);
 
-	if (!f) {
-		struct dc_cc_flow fresh = { .cc = cc };
-
-		bpf_map_update_elem(&dc_cc_flows, key, &fresh, BPF_NOEXIST);
-		f = bpf_map_lookup_elem(&dc_cc_flows, key);
-		if (!f) {
-			DC_CTR_ADD(dc_cc_stats, stats, mirror_fail, 1);
-			return;
-		}
-	}
+	if (!f)
+		return;
 	f->mode = v->mode;
 	f->cwnd_bytes = v->cwnd_bytes;
 	f->snd_cwnd_pkts = dc_tcp_sk(sk)->snd_cwnd;

@@ -128,18 +128,10 @@ static __always_inline void dc_mirror(struct sock *sk, const struct dc_flow_key 
 				      __u32 cc, __u32 rtt_us, __u32 unit_bytes, bool updated,
 				      struct dc_cc_counters *stats)
 {
-	struct dc_cc_flow *f = bpf_map_lookup_elem(&dc_cc_flows, key);
+	struct dc_cc_flow *f = dc_cc_flow_get(key, cc, stats);
 
-	if (!f) {
-		struct dc_cc_flow fresh = { .cc = cc };
-
-		bpf_map_update_elem(&dc_cc_flows, key, &fresh, BPF_NOEXIST);
-		f = bpf_map_lookup_elem(&dc_cc_flows, key);
-		if (!f) {
-			DC_CTR_ADD(dc_cc_stats, stats, mirror_fail, 1);
-			return;
-		}
-	}
+	if (!f)
+		return;
 	/* Socket callbacks are serialised by the socket lock: plain stores. */
 	f->mode = st->mode;
 	f->cwnd_bytes = st->cwnd_bytes;

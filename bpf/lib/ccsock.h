@@ -2,8 +2,9 @@
 /*
  * What every dcbpf congestion control (bpf/powertcp.bpf.c,
  * bpf/baseline.bpf.c) reads from its socket: the tcp_sock, the CC's private
- * area, its live parameters from dc_cc_cfg, and the flow key the INT
- * programs use.  Include after maps/cc.h.
+ * area, its live parameters from dc_cc_cfg, the flow key the INT programs
+ * use and the flow's dc_cc_flows entry.  Include after maps/cc.h and
+ * lib/count.h.
  */
 #ifndef DCBPF_BPF_LIB_CCSOCK_H
 #define DCBPF_BPF_LIB_CCSOCK_H
@@ -32,6 +33,24 @@ static __always_inline void dc_cc_load_cfg(__u32 cc, struct dc_cc_cfg *cfg,
 	const struct dc_cc_cfg *c = bpf_map_lookup_elem(&dc_cc_cfg, &cc);
 
 	*cfg = c ? *c : *def;
+}
+
+/* The flow's entry in dc_cc_flows, created for CC `cc` if it has none;
+ * NULL (counted as mirror_fail) when the map refuses it. */
+static __always_inline struct dc_cc_flow *dc_cc_flow_get(const struct dc_flow_key *key, __u32 cc,
+							 struct dc_cc_counters *stats)
+{
+	struct dc_cc_flow *f = bpf_map_lookup_elem(&dc_cc_flows, key);
+
+	if (!f) {
+		struct dc_cc_flow fresh = { .cc = cc };
+
+		bpf_map_update_elem(&dc_cc_flows, key, &fresh, BPF_NOEXIST);
+		f = bpf_map_lookup_elem(&dc_cc_flows, key);
+		if (!f)
+			DC_CTR_ADD(dc_cc_stats, stats, mirror_fail, 1);
+	}
+	return f;
 }
 
 /* The tcp_congestion_ops of a CC whose programs are P_init, P_ctl,

@@ -35,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "reqhdr.h"
+#include "tool.h"
 
 #define MAGIC 0x44434249u /* "DCBI" */
 #define HDR_LEN REQ_HDR_LEN
@@ -49,14 +49,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static void usage(FILE *f)

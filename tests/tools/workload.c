@@ -69,7 +69,7 @@
 
 #include "dcbpf/workload.h"
 #include "loader/lib/rand.h"
-#include "reqhdr.h"
+#include "tool.h"
 
 #define MAGIC 0x44434257u /* "DCBW" */
 #define CHUNK (256 * 1024)
@@ -174,14 +174,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));

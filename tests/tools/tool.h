@@ -1,16 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The request header of the traffic tools (incast, workload): 16 bytes,
+ * What the traffic tools (incast, workload) share: the monotonic clock,
+ * and the request header: 16 bytes,
  * magic u32, version u32 (1), then the length of the request that follows,
  * u64; all big-endian.  Each tool has its own magic, so one tool's sink
  * refuses the other's requests.
  */
-#ifndef DCBPF_TOOLS_REQHDR_H
-#define DCBPF_TOOLS_REQHDR_H
+#ifndef DCBPF_TOOLS_TOOL_H
+#define DCBPF_TOOLS_TOOL_H
 
 #include <arpa/inet.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 #define REQ_HDR_LEN 16
 #define REQ_HDR_VERSION 1u
