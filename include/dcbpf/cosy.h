@@ -167,10 +167,18 @@ DC_INLINE __u64 dc_cosy_div_up(__u64 a, __u64 b)
 	return b ? (a + b - 1) / b : DC_U64_MAX;
 }
 
+/* ⌈a · b / c⌉ without overflow while b · c < 2^64 and ⌊a / c⌋ · b < 2^64. */
+DC_INLINE __u64 dc_cosy_muldiv_up(__u64 a, __u64 b, __u64 c)
+{
+	if (!c)
+		return DC_U64_MAX;
+	return a / c * b + dc_cosy_div_up(a % c * b, c);
+}
+
 /* Time to put bytes on a link of bw_kbps, rounded up. */
 DC_INLINE __u64 dc_cosy_tx_ns(__u64 bytes, __u64 bw_kbps)
 {
-	return dc_cosy_div_up(bytes * DC_COSY_NS_BITS_PER_KBPS, bw_kbps);
+	return dc_cosy_muldiv_up(bytes, DC_COSY_NS_BITS_PER_KBPS, bw_kbps);
 }
 
 /* Lemma 3.3: q̂ ≤ #H · (K - 1) · p. */
@@ -184,8 +192,8 @@ DC_INLINE __u64 dc_cosy_dhat_ns(__u32 hops, __u32 k, __u32 pkt_bytes, __u64 bw_k
 {
 	if (!k)
 		return 0;
-	return dc_cosy_div_up((__u64)hops * (hops + 1) * (k - 1) * pkt_bytes * DC_COSY_NS_BITS_PER_KBPS,
-			      2 * bw_kbps);
+	return dc_cosy_muldiv_up((__u64)hops * (hops + 1) * (k - 1) * pkt_bytes, DC_COSY_NS_BITS_PER_KBPS,
+				 2 * bw_kbps);
 }
 
 /* Thm 3.5: δ_cosy = 2 hRTT + s K / B + δ̂, plus δ^E, the receiver's wait

@@ -4,6 +4,7 @@
  * its line at its own table (.sub = dc_sw_cmds) or leaf (.fn, .opts).
  */
 #include "dcbpf.h"
+#include "cosy/cosycmd.h"
 #include "credence/credence.h"
 #include "sim/simcmd.h"
 #include "perc/perccmd.h"
@@ -25,6 +26,7 @@ const struct dc_cmd dc_top_cmds[] = {
 	{ "switch", .sub = dc_sw_cmds, .summary = "emulated switches (docs/cli.md)" },
 	DC_SIM_CMD,
 	DC_PERC_CMD,
+	DC_COSY_CMD,
 	DC_CRED_CMD,
 	DC_TRACE_CMD,
 	{ "int", .sub = dc_int_cmds, .summary = "in-band telemetry on hosts and switches" },
