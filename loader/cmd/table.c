@@ -8,6 +8,7 @@
 #include "credence/credence.h"
 #include "sim/simcmd.h"
 #include "perc/perccmd.h"
+#include "superways/swaycmd.h"
 #include "cc/trace.h"
 #include "eth/ethctl.h"
 #include "int/intctl.h"
@@ -27,6 +28,7 @@ const struct dc_cmd dc_top_cmds[] = {
 	DC_SIM_CMD,
 	DC_PERC_CMD,
 	DC_COSY_CMD,
+	DC_SWAY_CMD,
 	DC_CRED_CMD,
 	DC_TRACE_CMD,
 	{ "int", .sub = dc_int_cmds, .summary = "in-band telemetry on hosts and switches" },
