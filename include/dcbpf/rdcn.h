@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Reconfigurable datacenter networks: the periodic circuit schedule and its
+ * slot arithmetic, shared by the schedule generators and the schedule
+ * writer (loader/rdcn/), the host tests and, later, the fabric's BPF
+ * programs.  Source: V. Addanki, "Adaptive Protocols and Reconfigurable
+ * Optical Interconnects for Datacenter Networks" (PhD thesis, TU Berlin,
+ * 2025), Ch. 7 (Mars: the rotor model, Def. 11-15, Corollary 1), Ch. 8
+ * (Vermilion, Alg. 6), Ch. 9 (Alg. 7) and §2.4 (day, night, week).
+ *
+ * The model (Ch. 7 §7.3): every circuit switch runs a periodic sequence of
+ * matchings.  A timeslot of length Δ (slot_ns) holds one matching; its
+ * first Δ - Δ_r (day_ns) carry traffic, the last Δ_r reconfigure the
+ * switch ("night"): the usable part comes first in every slot.  The
+ * period Γ is `period` slots; slot 0 of the period starts at epoch_ns.
+ * A ToR has `nup` uplinks, uplink u into circuit switch u, so a slot
+ * holds one permutation of the ToRs per uplink: peer[u][i] is the ToR
+ * that ToR i reaches over uplink u.  peer[u][i] = i is a self-loop (the
+ * uplink idles in that slot; Ch. 7's round robin with self and Mars'
+ * de Bruijn graphs have them).
+ *
+ * Integer time in ns, unsigned division only (BPF on 6.1 has no signed
+ * division); every function is bounded and loop-free except the checks,
+ * which loop over constant bounds.
+ */
+#ifndef DCBPF_RDCN_H
+#define DCBPF_RDCN_H
+
+#include "compat.h"
+
+/* ToRs of one fabric: a peer is a u8, 0xff is reserved. */
+#define DC_RD_TORS_MAX	64
+/* Uplinks (circuit switches) per ToR. */
+#define DC_RD_UP_MAX	8
+/* Slots of one period (Γ): Vermilion's k·n/d̂ with k = 3, n = 64, d̂ = 1
+ * is 192. */
+#define DC_RD_SLOTS_MAX	256
+/* A peer entry outside the fabric (ToR index >= ntors). */
+#define DC_RD_IDLE	0xff
+/* Two schedule copies: one live, one being written (maps/rdcn.h). */
+#define DC_RD_BUFS	2
+
+/* One schedule's timing and shape (dc_rd_cfg map, one per buffer). */
+struct dc_rd_cfg {
+	__u64 epoch_ns;		/* start of slot 0 of a period, CLOCK_MONOTONIC */
+	__u64 slot_ns;		/* Δ: one matching, reconfiguration included */
+	__u64 day_ns;		/* Δ - Δ_r: circuits up from the start of the slot */
+	__u32 period;		/* Γ: slots per period */
+	__u16 ntors;		/* n_t */
+	__u16 nup;		/* n_u: uplinks per ToR, one circuit switch each */
+};
+
+/* One slot: the matching of every uplink (dc_rd_sched map value). */
+struct dc_rd_slot {
+	__u8 peer[DC_RD_UP_MAX][DC_RD_TORS_MAX];	/* [uplink][from ToR] = to ToR */
+};
+
+/* Why a configuration is refused (dc_rd_cfg_check). */
+enum dc_rd_bad {
+	DC_RD_OK = 0,
+	DC_RD_BAD_SLOT,		/* slot_ns is 0 */
+	DC_RD_BAD_DAY,		/* day_ns is 0 or not below slot_ns */
+	DC_RD_BAD_PERIOD,	/* period is 0 or above DC_RD_SLOTS_MAX */
+	DC_RD_BAD_TORS,		/* ntors below 2 or above DC_RD_TORS_MAX */
+	DC_RD_BAD_UP,		/* nup is 0 or above DC_RD_UP_MAX */
+	DC_RD_BAD_WRAP,		/* slot_ns x period overflows, or the epoch is that close to 2^63 */
+	DC_RD_BAD_PEER,		/* a peer is not a ToR of the fabric */
+	DC_RD_BAD_PERM,		/* two ToRs reach the same ToR over one uplink in one slot */
+	DC_RD_BAD_SELF,		/* a self-loop where none is allowed */
+	DC_RD_BAD_UNUSED,	/* an entry beyond ntors or nup is not DC_RD_IDLE */
+};
+
+DC_INLINE const char *dc_rd_bad_str(int bad)
+{
+	switch (bad) {
+	case DC_RD_OK: return "ok";
+	case DC_RD_BAD_SLOT: return "slot_ns is 0";
+	case DC_RD_BAD_DAY: return "day_ns must be above 0 and below slot_ns (the night is the rest)";
+	case DC_RD_BAD_PERIOD: return "period must be 1..256 slots";
+	case DC_RD_BAD_TORS: return "tors must be 2..64";
+	case DC_RD_BAD_UP: return "uplinks must be 1..8";
+	case DC_RD_BAD_WRAP: return "slot_ns x period (or the epoch) is too large for 64-bit ns";
+	case DC_RD_BAD_PEER: return "a peer is not a ToR of the fabric";
+	case DC_RD_BAD_PERM: return "not a permutation: two ToRs reach the same ToR over one uplink";
+	case DC_RD_BAD_SELF: return "a self-loop where none is allowed";
+	case DC_RD_BAD_UNUSED: return "an entry beyond tors or uplinks is not idle (0xff)";
+	}
+	return "unknown";
+}
+
+/* Period length in ns; the caller checked the configuration. */
+DC_INLINE __u64 dc_rd_period_ns(const struct dc_rd_cfg *c)
+{
+	return c->slot_ns * c->period;
+}
+
+/* The configuration is usable: enum dc_rd_bad.  Times stay below 2^63 ns
+ * (292 years), so the flip word of maps/rdcn.h has its top bit free. */
+DC_INLINE int dc_rd_cfg_check(const struct dc_rd_cfg *c)
+{
+	if (!c->slot_ns)
+		return DC_RD_BAD_SLOT;
+	if (!c->day_ns || c->day_ns >= c->slot_ns)
+		return DC_RD_BAD_DAY;
+	if (!c->period || c->period > DC_RD_SLOTS_MAX)
+		return DC_RD_BAD_PERIOD;
+	if (c->ntors < 2 || c->ntors > DC_RD_TORS_MAX)
+		return DC_RD_BAD_TORS;
+	if (!c->nup || c->nup > DC_RD_UP_MAX)
+		return DC_RD_BAD_UP;
+	/* period <= 256: slot_ns below 2^54 keeps slot_ns x period below 2^62 */
+	if (c->slot_ns >= (1ULL << 54) || c->epoch_ns >= (1ULL << 62))
+		return DC_RD_BAD_WRAP;
+	return DC_RD_OK;
+}
+
+/*
+ * Where `now` falls (Ch. 7: "from the start of every timeslot" the first
+ * (1 - Δ_u) fraction is usable; §2.4: day, then night).
+ * Returns -1 before the epoch or for an unusable configuration (nothing is
+ * connected), 0 at night (every circuit down; *slot set), 1 during the day
+ * (*slot set, *day_left_ns = ns until the circuits of this slot go down).
+ */
+DC_INLINE int dc_rd_where(const struct dc_rd_cfg *c, __u64 now_ns, __u32 *slot, __u64 *day_left_ns)
+{
+	__u64 t, k, off;
+
+	if (!c->slot_ns || !c->period || now_ns < c->epoch_ns)
+		return -1;
+	t = now_ns - c->epoch_ns;
+	k = t / c->slot_ns;
+	off = t - k * c->slot_ns;
+	*slot = (__u32)(k % c->period);
+	if (off >= c->day_ns)
+		return 0;
+	*day_left_ns = c->day_ns - off;
+	return 1;
+}
+
+/* Start of the slot after the one holding now_ns (the next circuit
+ * change to a new matching); now_ns at or after the epoch. */
+DC_INLINE __u64 dc_rd_next_slot_ns(const struct dc_rd_cfg *c, __u64 now_ns)
+{
+	__u64 t = now_ns - c->epoch_ns;
+
+	return c->epoch_ns + (t / c->slot_ns + 1) * c->slot_ns;
+}
+
+/* The first period boundary (start of slot 0) at or after now_ns: where a
+ * new schedule may take over without cutting a period short. */
+DC_INLINE __u64 dc_rd_next_period_ns(const struct dc_rd_cfg *c, __u64 now_ns)
+{
+	__u64 p = dc_rd_period_ns(c), t, k;
+
+	if (now_ns <= c->epoch_ns)
+		return c->epoch_ns;
+	t = now_ns - c->epoch_ns;
+	k = t / p;
+	if (k * p == t)
+		return now_ns;
+	return c->epoch_ns + (k + 1) * p;
+}
+
+/* ToR that `from` reaches over uplink `up` in slot s; DC_RD_IDLE if none. */
+DC_INLINE __u32 dc_rd_peer(const struct dc_rd_slot *s, __u32 up, __u32 from)
+{
+	if (up >= DC_RD_UP_MAX || from >= DC_RD_TORS_MAX)
+		return DC_RD_IDLE;
+	return s->peer[up][from];
+}
+
+/* The uplink of `from` connected to `to` in slot s, or -1: is the pair
+ * matched in this slot?  A self-loop never carries traffic. */
+DC_INLINE int dc_rd_matched(const struct dc_rd_slot *s, __u32 nup, __u32 from, __u32 to)
+{
+	__u32 u;
+
+	if (from == to || from >= DC_RD_TORS_MAX)
+		return -1;
+	for (u = 0; u < DC_RD_UP_MAX; u++) {
+		if (u >= nup)
+			break;
+		if (s->peer[u][from] == to)
+			return (int)u;
+	}
+	return -1;
+}
+
+/*
+ * One slot is a permutation of the ToRs on every uplink (the rotor
+ * switch's matching, Ch. 7 §7.3: "a map from the switch's input ports to
+ * its output ports"), entries beyond the fabric idle.  enum dc_rd_bad;
+ * *bad_up, *bad_tor say where.
+ */
+DC_INLINE int dc_rd_slot_check(const struct dc_rd_slot *s, __u32 ntors, __u32 nup, bool allow_self,
+			       __u32 *bad_up, __u32 *bad_tor)
+{
+	__u32 u, i;
+
+	for (u = 0; u < DC_RD_UP_MAX; u++) {
+		__u64 seen = 0;
+
+		for (i = 0; i < DC_RD_TORS_MAX; i++) {
+			__u32 p = s->peer[u][i];
+
+			*bad_up = u;
+			*bad_tor = i;
+			if (u >= nup || i >= ntors) {
+				if (p != DC_RD_IDLE)
+					return DC_RD_BAD_UNUSED;
+				continue;
+			}
+			if (p >= ntors)
+				return DC_RD_BAD_PEER;
+			if (seen & (1ULL << p))
+				return DC_RD_BAD_PERM;
+			if (p == i && !allow_self)
+				return DC_RD_BAD_SELF;
+			seen |= 1ULL << p;
+		}
+	}
+	return DC_RD_OK;
+}
+
+/* ---- the live schedule: two buffers and a flip word (maps/rdcn.h) ------
+ * The flip word says which buffer is live: `buf` from flip_at_ns on, the
+ * other one before.  One 64-bit word, so a reader never sees half of a
+ * change: bit 63 is the buffer, bits 0..62 the time (ns below 2^63).  A
+ * writer fills the buffer not live now, then stores the word with the
+ * next period boundary of the live schedule: the switch-over happens in
+ * the data path at that instant, whatever the writer's own lateness.
+ * A zero word: buffer 0 from time 0 on.
+ */
+struct dc_rd_flip {
+	__u64 buf_at_ns;	/* bit 63: buffer live from then on; bits 0..62: ns */
+};
+
+#define DC_RD_FLIP_BUF_BIT	63
+#define DC_RD_FLIP_TIME_MASK	((1ULL << DC_RD_FLIP_BUF_BIT) - 1)
+
+DC_INLINE __u64 dc_rd_flip_make(__u64 flip_at_ns, __u32 buf)
+{
+	return (flip_at_ns & DC_RD_FLIP_TIME_MASK) | ((__u64)(buf & 1) << DC_RD_FLIP_BUF_BIT);
+}
+
+DC_INLINE __u64 dc_rd_flip_at_ns(__u64 word)
+{
+	return word & DC_RD_FLIP_TIME_MASK;
+}
+
+/* The buffer live at now_ns. */
+DC_INLINE __u32 dc_rd_live_buf(__u64 word, __u64 now_ns)
+{
+	__u32 buf = (__u32)(word >> DC_RD_FLIP_BUF_BIT);
+
+	return now_ns >= dc_rd_flip_at_ns(word) ? buf : buf ^ 1;
+}
+
+/* dc_rd_sched key of (buffer, slot). */
+DC_INLINE __u32 dc_rd_sched_key(__u32 buf, __u32 slot)
+{
+	return (buf & 1) * DC_RD_SLOTS_MAX + (slot % DC_RD_SLOTS_MAX);
+}
+
+#endif
