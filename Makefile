@@ -210,14 +210,16 @@ demo: all deps-test
 bench: all deps-test
 	BUILD=$(BUILD) OUT=$(OUT)/bench tests/bench/run
 
-# PowerTCP's incast and fairness figures (NSDI'22; thesis Figs 2.4, 2.5) in
-# the fabric, docs/results.md: one command each, JSON + CSV + PNG in
-# $(OUT)/ptcp-*; SHORT=0 for the full runs.
-.PHONY: exp-ptcp-incast exp-ptcp-fairness
+# PowerTCP's incast, fairness and websearch figures (NSDI'22; thesis Figs
+# 2.4, 2.5, 2.6/2.7) in the fabric, docs/results.md: one command each,
+# JSON + CSV + PNG in $(OUT)/ptcp-*; SHORT=0 for the full runs.
+.PHONY: exp-ptcp-incast exp-ptcp-fairness exp-ptcp-websearch
 exp-ptcp-incast: all deps-test
 	BUILD=$(BUILD) OUT=$(OUT)/ptcp-incast tests/exp/ptcp_incast.sh
 exp-ptcp-fairness: all deps-test
 	BUILD=$(BUILD) OUT=$(OUT)/ptcp-fairness tests/exp/ptcp_fairness.sh
+exp-ptcp-websearch: all deps-test
+	BUILD=$(BUILD) OUT=$(OUT)/ptcp-websearch tests/exp/ptcp_websearch.sh
 
 # Ethereal results (tests/exp/ethereal, docs/collective.md): one batch of
 # ETH_SEEDS_PER seeds per (rate, CC) at a time under the shared netns lock,

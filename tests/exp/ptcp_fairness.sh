@@ -15,6 +15,7 @@
 #
 #   sudo tests/exp/ptcp_fairness.sh            # SHORT=1: 4 flows, 2 s steps; ~2 min
 #   sudo SHORT=0 tests/exp/ptcp_fairness.sh    # 4 flows, 5 s steps; ~5 min
+#   SHORT=smoke                                 # the make-check mode: powertcp, 2 flows, 1 s steps
 #
 # Writes $OUT/summary.json (parameters; per CC: phases with Jain's index,
 # events with convergence times, queue p50/p99), $OUT/flows.csv
@@ -29,16 +30,20 @@
 # Env: CCS (powertcp theta_powertcp hpcc timely dctcp cubic), FLOWS (4),
 # STEP_S, RATE (1000 Mbit/s), BUF (1000000 B), CCFAB_* (tests/lib/ccfab.sh),
 # BUILD, OUT (out/ptcp-fairness). Holds /tmp/dcbpf-suite.lock while the
-# fabric is up.
+# fabric is up (unless the caller holds it: DCBPF_SUITE_LOCKED=1).
 # shellcheck shell=bash
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 OUT=$(realpath -m "${OUT:-out/ptcp-fairness}")
 SHORT=${SHORT:-1}
-CCS=${CCS:-powertcp theta_powertcp hpcc timely dctcp cubic}
-RATE=${RATE:-1000} BUF=${BUF:-1000000} FLOWS=${FLOWS:-4}
-if [ "$SHORT" = 1 ]; then STEP_S=${STEP_S:-2}; else STEP_S=${STEP_S:-5}; fi
+RATE=${RATE:-1000} BUF=${BUF:-1000000}
+case $SHORT in
+smoke) CCS=${CCS:-powertcp} FLOWS=${FLOWS:-2} STEP_S=${STEP_S:-1} ;;
+1) STEP_S=${STEP_S:-2} ;;
+*) STEP_S=${STEP_S:-5} ;;
+esac
+CCS=${CCS:-powertcp theta_powertcp hpcc timely dctcp cubic} FLOWS=${FLOWS:-4}
 export BUILD
 die() { echo "ptcp_fairness: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (network namespaces)"
@@ -48,8 +53,10 @@ for c in iperf3 jq gnuplot; do command -v $c >/dev/null || die "'$c' not found (
 mkdir -p "$OUT"
 rm -f "$OUT"/*.csv "$OUT"/*.json "$OUT"/*.png "$OUT"/*.plt "$OUT"/*.jsonl "$OUT"/*.log
 
-exec {lock}>>/tmp/dcbpf-suite.lock
-flock "$lock"
+if [ "${DCBPF_SUITE_LOCKED:-}" != 1 ]; then	# else the caller holds it
+	exec {lock}>>/tmp/dcbpf-suite.lock
+	flock "$lock"
+fi
 source tests/lib/fabric.sh
 source tests/lib/dcbpfd.sh
 source tests/lib/ccfab.sh
@@ -163,7 +170,7 @@ done
 ccfab_down
 [ ${#RAN[@]} -gt 0 ] || die "no congestion control could run"
 jq -n --slurpfile r "$OUT/results.jsonl" --argjson rate "$RATE" --argjson buf "$BUF" --argjson flows "$FLOWS" \
-	--argjson step "$STEP_S" --argjson ping "$CCFAB_PING_US" --argjson tau "$CCFAB_TAU_US" --argjson short "$SHORT" \
+	--argjson step "$STEP_S" --argjson ping "$CCFAB_PING_US" --argjson tau "$CCFAB_TAU_US" --arg short "$SHORT" \
 	--rawfile cp "$OUT/cc-params.txt" --arg host "$(uname -r), $(nproc) CPUs" '
 	{experiment: "ptcp_fairness", figure: "PowerTCP, NSDI22 (thesis Fig. 2.5): fairness and stability", short: $short,
 	 params: {rate_mbit: $rate, buffer_bytes: $buf, flows: $flows, step_s: $step, ping_rtt_us: $ping, tau_us: $tau,

@@ -10,6 +10,7 @@
 #
 #   sudo tests/exp/ptcp_incast.sh            # SHORT=1: 3 rounds, degrees 16 32 64; ~2-3 min
 #   sudo SHORT=0 tests/exp/ptcp_incast.sh    # 9 rounds, degrees 16 ... 256
+#   SHORT=smoke                               # the make-check mode: powertcp and cubic, 1 round, 16:1
 #
 # Writes $OUT/summary.json (parameters; per CC: rounds, medians, sweep,
 # largest degree held), $OUT/incast.csv (cc,round,t_ms,queue_bytes,
@@ -22,22 +23,27 @@
 # incast, 65536), ROUNDS, GAP_MS (between rounds, 500), DEGREES, SWEEP_BYTES
 # (per flow of the sweep, 16384), SWEEP_ROUNDS, RTO_MIN_MS (route rto_min;
 # default unset: the kernel's 200 ms), CCFAB_* (tests/lib/ccfab.sh), BUILD,
-# OUT (out/ptcp-incast). Holds /tmp/dcbpf-suite.lock while the fabric is up.
+# OUT (out/ptcp-incast). Holds /tmp/dcbpf-suite.lock while the fabric is up
+# (unless the caller holds it: DCBPF_SUITE_LOCKED=1).
 # shellcheck shell=bash
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-build}
 OUT=$(realpath -m "${OUT:-out/ptcp-incast}")
 SHORT=${SHORT:-1}
-CCS=${CCS:-powertcp theta_powertcp hpcc timely dctcp cubic}
+ALL_CCS="powertcp theta_powertcp hpcc timely dctcp cubic"
 RATE=${RATE:-1000} BUF=${BUF:-1000000} BYTES=${BYTES:-65536} GAP_MS=${GAP_MS:-500}
 SWEEP_BYTES=${SWEEP_BYTES:-16384}
-if [ "$SHORT" = 1 ]; then
-	ROUNDS=${ROUNDS:-3} DEGREES=${DEGREES:-16 32 64} SWEEP_ROUNDS=${SWEEP_ROUNDS:-2}
+if [ "$SHORT" = smoke ]; then
+	CCS=${CCS:-powertcp cubic} ROUNDS=${ROUNDS:-1} DEGREES=${DEGREES:-16} SWEEP_ROUNDS=${SWEEP_ROUNDS:-1}
+elif [ "$SHORT" = 1 ]; then
+	CCS=${CCS:-$ALL_CCS} ROUNDS=${ROUNDS:-3} DEGREES=${DEGREES:-16 32 64} SWEEP_ROUNDS=${SWEEP_ROUNDS:-2}
 else
-	ROUNDS=${ROUNDS:-9} DEGREES=${DEGREES:-16 32 64 128 256} SWEEP_ROUNDS=${SWEEP_ROUNDS:-5}
+	CCS=${CCS:-$ALL_CCS} ROUNDS=${ROUNDS:-9} DEGREES=${DEGREES:-16 32 64 128 256} SWEEP_ROUNDS=${SWEEP_ROUNDS:-5}
 fi
 NINCAST=10 SWEEP_NS=8 WARM_S=2
+# A round that took at least the minimum RTO waited for a timeout.
+RTO_MS=${RTO_MIN_MS:-200}
 export BUILD
 die() { echo "ptcp_incast: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (network namespaces)"
@@ -47,8 +53,10 @@ for d in $DEGREES; do [ $((d % SWEEP_NS)) = 0 ] || die "DEGREES must be multiple
 mkdir -p "$OUT"
 rm -f "$OUT"/*.csv "$OUT"/*.json "$OUT"/*.png "$OUT"/*.plt "$OUT"/*.jsonl
 
-exec {lock}>>/tmp/dcbpf-suite.lock
-flock "$lock"
+if [ "${DCBPF_SUITE_LOCKED:-}" != 1 ]; then	# else the caller holds it
+	exec {lock}>>/tmp/dcbpf-suite.lock
+	flock "$lock"
+fi
 source tests/lib/fabric.sh
 source tests/lib/dcbpfd.sh
 source tests/lib/ccfab.sh
@@ -88,7 +96,7 @@ rounds_of() {
 }
 
 echo "cc,round,t_ms,queue_bytes,throughput_mbps" >"$OUT/incast.csv"
-echo "cc,degree,flows_per_ns,bytes_per_flow,rounds,completed_rounds,completion_ms_median,completion_ms_max,ideal_ms,timeouts,drops,held" >"$OUT/sweep.csv"
+echo "cc,degree,flows_per_ns,bytes_per_flow,rounds,completed_rounds,completion_ms_median,completion_ms_max,ideal_ms,rto_rounds,timeouts,drops,switch_drops,held" >"$OUT/sweep.csv"
 : >"$OUT/results.jsonl"
 rc=0 port=5900 RAN=()
 for cc in $CCS; do
@@ -113,40 +121,44 @@ for cc in $CCS; do
 	lpid=$FAB_LAST_PID
 	read -r ef0 ee0 <<<"$(ccfab_dctcp_ecn)"
 	sleep $WARM_S
-	to0=$(ccfab_timeouts "${INC[@]}")
+	to0=$(ccfab_timeouts "${INC[@]}") sw0=$(ccfab_switch_drops)
 	"$BUILD/tools/incast" client -d "$RIP" -p $port -n "$INC_NS" -s "$BYTES" -c "$cc" -r "$ROUNDS" \
 		-g "$GAP_MS" -t 60 >"$OUT/incast-$cc.json" 2>"$OUT/incast-$cc.err" ||
 		{ echo "ptcp_incast: $cc: 10:1 incast failed: $(head -c 200 "$OUT/incast-$cc.err")" >&2; rc=1; }
-	to1=$(ccfab_timeouts "${INC[@]}")
+	to1=$(ccfab_timeouts "${INC[@]}") sw1=$(ccfab_switch_drops)
 	sleep 0.3
 	: >"$OUT/sweep-$cc.jsonl"
 	for deg in $DEGREES; do
 		f=$((deg / SWEEP_NS))
 		t0=$(ccfab_timeouts "${SWP[@]}")
-		d0=$(tail -n 1 "$q" | cut -d, -f4)
+		d0=$(tail -n 1 "$q" | cut -d, -f4) s0=$(ccfab_switch_drops)
 		ok=1
 		"$BUILD/tools/incast" client -d "$RIP" -p $port -n "$SWP_NS" -f $f -s "$SWEEP_BYTES" -c "$cc" \
 			-r "$SWEEP_ROUNDS" -g "$GAP_MS" -t 20 >"$OUT/sweep-$cc-$deg.json" 2>"$OUT/sweep-$cc-$deg.err" || ok=0
 		sleep 0.1
 		t1=$(ccfab_timeouts "${SWP[@]}")
-		d1=$(tail -n 1 "$q" | cut -d, -f4)
+		d1=$(tail -n 1 "$q" | cut -d, -f4) s1=$(ccfab_switch_drops)
 		jq -c --argjson deg "$deg" --argjson f "$f" --argjson b "$SWEEP_BYTES" --argjson n "$SWEEP_ROUNDS" \
-			--argjson ok $ok --argjson to $((t1 - t0)) --argjson dr $((${d1:-0} - ${d0:-0})) --argjson rate "$RATE" '
+			--argjson ok $ok --argjson to $((t1 - t0)) --argjson dr $((${d1:-0} - ${d0:-0})) --argjson rate "$RATE" \
+			--argjson sd $((s1 - s0)) --argjson rto "$RTO_MS" '
 			([.per_round[]?.completion_ms] | sort) as $c |
 			{degree: $deg, flows_per_ns: $f, bytes_per_flow: $b, rounds: $n, completed_rounds: ($c | length),
 			 completion_ms_median: (if ($c | length) > 0 then $c[(($c | length) - 1) / 2 | floor] else null end),
 			 completion_ms_max: ($c | max), ideal_ms: ($deg * $b * 8 / $rate / 1000),
-			 timeouts: $to, drops: $dr, held: ($ok == 1 and ($c | length) == $n and $to == 0)}' \
+			 rto_rounds: ([$c[] | select(. >= $rto)] | length),
+			 timeouts: $to, drops: $dr, switch_drops: $sd, held: ($ok == 1 and ($c | length) == $n and $to == 0)}' \
 			"$OUT/sweep-$cc-$deg.json" 2>/dev/null >>"$OUT/sweep-$cc.jsonl" ||
 			jq -nc --argjson deg "$deg" --argjson f "$f" --argjson b "$SWEEP_BYTES" --argjson n "$SWEEP_ROUNDS" \
-				--argjson to $((t1 - t0)) --argjson dr $((${d1:-0} - ${d0:-0})) \
+				--argjson to $((t1 - t0)) --argjson dr $((${d1:-0} - ${d0:-0})) --argjson sd $((s1 - s0)) \
 				'{degree: $deg, flows_per_ns: $f, bytes_per_flow: $b, rounds: $n, completed_rounds: 0,
-				  completion_ms_median: null, completion_ms_max: null, ideal_ms: null, timeouts: $to, drops: $dr, held: false}' \
+				  completion_ms_median: null, completion_ms_max: null, ideal_ms: null, rto_rounds: null,
+				  timeouts: $to, drops: $dr, switch_drops: $sd, held: false}' \
 				>>"$OUT/sweep-$cc.jsonl"
 		jq -r --arg cc "$cc" '[$cc, .degree, .flows_per_ns, .bytes_per_flow, .rounds, .completed_rounds,
-			(.completion_ms_median // ""), (.completion_ms_max // ""), (.ideal_ms // ""), .timeouts, .drops, .held] | @csv' \
+			(.completion_ms_median // ""), (.completion_ms_max // ""), (.ideal_ms // ""), (.rto_rounds // ""), .timeouts, .drops,
+			.switch_drops, .held] | @csv' \
 			<(tail -n 1 "$OUT/sweep-$cc.jsonl") | tr -d '"' >>"$OUT/sweep.csv"
-		echo "ptcp_incast: $cc: ${deg}:1 $(tail -n 1 "$OUT/sweep-$cc.jsonl" | jq -r '"median \(.completion_ms_median) ms (ideal \(.ideal_ms)), \(.completed_rounds)/\(.rounds) rounds, \(.timeouts) timeouts, \(.drops) drops, held \(.held)"')"
+		echo "ptcp_incast: $cc: ${deg}:1 $(tail -n 1 "$OUT/sweep-$cc.jsonl" | jq -r '"median \(.completion_ms_median) ms (ideal \(.ideal_ms)), \(.completed_rounds)/\(.rounds) rounds, \(.rto_rounds) at the RTO, \(.timeouts) timeouts, \(.drops) qdisc and \(.switch_drops) switch drops, held \(.held)"')"
 		sleep 0.2
 	done
 	fabric_kill "$lpid"
@@ -155,13 +167,15 @@ for cc in $CCS; do
 	read -r ef1 ee1 <<<"$(ccfab_dctcp_ecn)"
 	rounds_of "$q" "$OUT/incast-$cc.json" "$cc" >"$OUT/rounds-$cc.jsonl"
 	jq -n --arg cc "$cc" --slurpfile r "$OUT/rounds-$cc.jsonl" --slurpfile s "$OUT/sweep-$cc.jsonl" \
-		--argjson to $((to1 - to0)) --argjson ef $((ef1 - ef0)) --argjson ee $((ee1 - ee0)) --slurpfile i <(cat "$OUT/incast-$cc.json" 2>/dev/null || echo null) '
+		--argjson to $((to1 - to0)) --argjson ef $((ef1 - ef0)) --argjson ee $((ee1 - ee0)) \
+		--argjson sd $((sw1 - sw0)) --argjson rto "$RTO_MS" --slurpfile i <(cat "$OUT/incast-$cc.json" 2>/dev/null || echo null) '
 		def med: sort | if length == 0 then null else .[(length - 1) / 2 | floor] end;
 		{cc: $cc, rounds: $r, incast_completion_ms_median: ($i[0].completion_ms // null),
 		 peak_queue_bytes_median: ([$r[].peak_queue_bytes] | med), drain_ms_median: ([$r[].drain_ms | select(. != null)] | med),
 		 tput_before_mbps_median: ([$r[].tput_before_mbps] | med), tput_during_mbps_median: ([$r[].tput_during_mbps] | med),
 		 tput_after_mbps_median: ([$r[].tput_after_mbps] | med), queue_after_p50_bytes_median: ([$r[].queue_after_p50_bytes] | med),
-		 drops_total: ([$r[].drops] | add), timeouts: $to, sweep: $s,
+		 drops_total: ([$r[].drops] | add), timeouts: $to, switch_drops: $sd,
+		 rto_rounds: ([$r[] | select(.completion_ms >= $rto)] | length), sweep: $s,
 		 dctcp_connections: $ef, dctcp_ecn_connections: $ee,
 		 smallest_degree_failed: ([$s[] | select(.held | not) | .degree] | min)} |
 		# held: that degree and every smaller one of the sweep
@@ -171,7 +185,7 @@ ccfab_down
 [ ${#RAN[@]} -gt 0 ] || die "no congestion control could run"
 jq -n --slurpfile r "$OUT/results.jsonl" --argjson rate "$RATE" --argjson buf "$BUF" --argjson bytes "$BYTES" \
 	--argjson rounds "$ROUNDS" --argjson gap "$GAP_MS" --arg degrees "$DEGREES" --argjson sb "$SWEEP_BYTES" \
-	--argjson sr "$SWEEP_ROUNDS" --argjson ping "$CCFAB_PING_US" --argjson tau "$CCFAB_TAU_US" --argjson short "$SHORT" \
+	--argjson sr "$SWEEP_ROUNDS" --argjson ping "$CCFAB_PING_US" --argjson tau "$CCFAB_TAU_US" --arg short "$SHORT" \
 	--arg rto "${RTO_MIN_MS:-200 (kernel default)}" --rawfile cp "$OUT/cc-params.txt" --arg host "$(uname -r), $(nproc) CPUs" '
 	{experiment: "ptcp_incast", figure: "PowerTCP, NSDI22 (thesis Fig. 2.4): incast", short: $short,
 	 params: {rate_mbit: $rate, buffer_bytes: $buf, incast_degree: 10, incast_bytes_per_sender: $bytes, rounds: $rounds,
@@ -181,11 +195,11 @@ jq -n --slurpfile r "$OUT/results.jsonl" --argjson rate "$RATE" --argjson buf "$
 	 results: $r}' >"$OUT/summary.json"
 rm -f "$OUT/results.jsonl" "$OUT"/rounds-*.jsonl "$OUT"/sweep-*.jsonl
 
-printf '\n%-15s %9s %11s %9s %10s %10s %10s %11s %6s %5s %s\n' cc "incast ms" "peak q KB" "drain ms" "thr pre" "thr dur" "thr post" "q post KB" drops RTOs "largest held"
+printf '\n%-15s %9s %11s %9s %10s %10s %10s %11s %6s %7s %5s %9s %s\n' cc "incast ms" "peak q KB" "drain ms" "thr pre" "thr dur" "thr post" "q post KB" drops "sw drops" RTOs "RTO rnds" "largest held"
 jq -r '.results[] | [.cc, .incast_completion_ms_median, ((.peak_queue_bytes_median // 0) / 1000 | floor), (.drain_ms_median // "-"),
 	.tput_before_mbps_median, .tput_during_mbps_median, .tput_after_mbps_median, ((.queue_after_p50_bytes_median // 0) / 1000 | floor),
-	.drops_total, .timeouts, (.largest_degree_held // "none")] | @tsv' "$OUT/summary.json" |
-	while IFS=$'\t' read -r a b c d e f g h i j k; do printf '%-15s %9s %11s %9s %10s %10s %10s %11s %6s %5s %s\n' "$a" "$b" "$c" "$d" "$e" "$f" "$g" "$h" "$i" "$j" "$k"; done
+	.drops_total, .switch_drops, .timeouts, "\(.rto_rounds)/\(.rounds | length)", (.largest_degree_held // "none")] | @tsv' "$OUT/summary.json" |
+	while IFS=$'\t' read -r a b c d e f g h i j k l m; do printf '%-15s %9s %11s %9s %10s %10s %10s %11s %6s %7s %5s %9s %s\n' "$a" "$b" "$c" "$d" "$e" "$f" "$g" "$h" "$i" "$j" "$k" "$l" "$m"; done
 echo "(medians over $ROUNDS rounds; throughput of the bottleneck in Mbit/s in the 100 ms before the incast, while it ran, in the 100 ms after it completed)"
 
 # ---- plots -------------------------------------------------------------------

@@ -8,6 +8,7 @@
 #
 #   sudo tests/exp/websearch.sh            # SHORT=1: one load, 300 flows, ~1 min
 #   sudo SHORT=0 tests/exp/websearch.sh    # loads 0.2 0.4 0.6 0.8, 2000 flows each
+#   SHORT=smoke                              # the make-check mode: cubic, 30 flows
 #
 # Env: RATE (Mbit/s of every uplink and downlink, 250: the load is relative
 # to the 4 uplinks, and at RATE 1000, 2 Gbit/s offered, this 2-core machine
@@ -24,17 +25,22 @@ BUILD=${BUILD:-build}
 OUT=${OUT:-out/websearch}
 SHORT=${SHORT:-1}
 RATE=${RATE:-250}
-SCALE=${SCALE:-$(awk -v r="$RATE" 'BEGIN { print r / 25000 }')} CCS=${CCS:-cubic dctcp} K=${K:-30000} B=${B:-1000000} SEED=${SEED:-1}
-if [ "$SHORT" = 1 ]; then
+SCALE=${SCALE:-$(awk -v r="$RATE" 'BEGIN { print r / 25000 }')} K=${K:-30000} B=${B:-1000000} SEED=${SEED:-1}
+if [ "$SHORT" = smoke ]; then	# the make-check mode
+	LOADS=${LOADS:-0.3} FLOWS=${FLOWS:-30} CCS=${CCS:-cubic}
+elif [ "$SHORT" = 1 ]; then
 	LOADS=${LOADS:-0.5} FLOWS=${FLOWS:-300}
 else
 	LOADS=${LOADS:-0.2 0.4 0.6 0.8} FLOWS=${FLOWS:-2000}
 fi
+CCS=${CCS:-cubic dctcp}
 INCAST=${INCAST:-}
 export BUILD
 [ "$(id -u)" = 0 ] || { echo "websearch: needs root (network namespaces)" >&2; exit 1; }
-exec {lock}>>/tmp/dcbpf-suite.lock
-flock "$lock"
+if [ "${DCBPF_SUITE_LOCKED:-}" != 1 ]; then	# else the caller holds it
+	exec {lock}>>/tmp/dcbpf-suite.lock
+	flock "$lock"
+fi
 source tests/lib/fabric.sh
 source tests/lib/dctcp.sh
 source tests/lib/workload.sh

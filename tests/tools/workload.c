@@ -148,6 +148,7 @@ static struct {
 	double mean_bytes, gap_ns;
 	unsigned long long flows_limit, seed;
 	unsigned int hops, mtu, port, conns, max_conns;
+	int bins_unscaled;	/* bin by size / scale: the size the paper's bins refer to */
 	double incast_period_ms;
 	unsigned long long incast_bytes;
 	unsigned int incast_fanin;
@@ -213,6 +214,8 @@ static void usage(FILE *f)
 		"  --cdf websearch|datamining|FILE  sizes (FILE: lines 'BYTES P'; default websearch)\n"
 		"  --scale F          multiply sizes by F (e.g. 0.04 for a 25G workload at 1G)\n"
 		"  --max-bytes N      cap sizes at N bytes\n"
+		"  --bins bytes|unscaled  size bins by the flow's bytes (default) or by\n"
+		"                     bytes / scale: the sizes of the unscaled workload\n"
 		"  --load L           0 < L <= 1 of the capacity (0 only with --incast)\n"
 		"  --rate-mbit R      bottleneck rate of a path (ideal FCT)\n"
 		"  --capacity-mbit C  what the load is relative to (default R)\n"
@@ -803,7 +806,7 @@ static void parse_args(int argc, char **argv)
 		{ "burst-bytes", 1, 0, 'b' }, { "mtu", 1, 0, 'm' }, { "base-rtt-us", 1, 0, 'B' },
 		{ "rto-min-ms", 1, 0, 'o' }, { "port", 1, 0, 'p' }, { "conns", 1, 0, 'k' },
 		{ "max-conns", 1, 0, 'K' }, { "tag", 1, 0, 'g' }, { "csv", 1, 0, 'v' },
-		{ "json", 1, 0, 'j' }, { "help", 0, 0, 'h' }, { 0 },
+		{ "json", 1, 0, 'j' }, { "bins", 1, 0, 'N' }, { "help", 0, 0, 'h' }, { 0 },
 	};
 	int o, have_load = 0, have_rate = 0;
 
@@ -814,6 +817,11 @@ static void parse_args(int argc, char **argv)
 		case 'r': parse_hosts(optarg, P.rcv, &P.nrcv, 1, "--receivers"); break;
 		case 'C': load_cdf(optarg); break;
 		case 'S': P.scale = num("--scale", optarg); break;
+		case 'N':
+			if (strcmp(optarg, "bytes") && strcmp(optarg, "unscaled"))
+				die_usage("--bins: bytes or unscaled, got '%s'", optarg);
+			P.bins_unscaled = !strcmp(optarg, "unscaled");
+			break;
 		case 'M': P.max_bytes = num("--max-bytes", optarg); break;
 		case 'l': P.load = num("--load", optarg); have_load = 1; break;
 		case 'R': P.rate_mbit = num("--rate-mbit", optarg); have_rate = 1; break;
@@ -929,6 +937,14 @@ static int in_class(const struct flow *f, int cls)
 	return f->cls != CL_PROBE && (cls < 0 || f->cls == cls);
 }
 
+/* The size a flow is binned by: its own, or with --bins unscaled the size
+ * before --scale, so a scaled run's "short < 10 KB" holds the flows the
+ * paper's figure calls short. */
+static unsigned long long bin_bytes(const struct flow *f)
+{
+	return P.bins_unscaled && P.scale > 0 ? (unsigned long long)(f->bytes / P.scale + 0.5) : f->bytes;
+}
+
 static void jbins(FILE *o, int cls, const struct dc_wl_bin *bins, unsigned int nb, double *v)
 {
 	unsigned int b;
@@ -940,7 +956,7 @@ static void jbins(FILE *o, int cls, const struct dc_wl_bin *bins, unsigned int n
 
 		for (i = 0; i < nflows; i++)
 			if (in_class(&flows[i], cls) && flows[i].done_ns &&
-			    dc_wl_bin_of(bins, nb, flows[i].bytes) == b)
+			    dc_wl_bin_of(bins, nb, bin_bytes(&flows[i])) == b)
 				v[n++] = (double)(flows[i].done_ns - flows[i].arrive_ns) / flows[i].ideal_ns;
 		fprintf(o, "%s{\"bin\":\"%s\",\"lo_bytes\":%llu,\"hi_bytes\":", b ? "," : "", bins[b].name, bins[b].lo);
 		if (bins[b].hi)
@@ -1050,9 +1066,9 @@ static void write_outputs(uint64_t t0, uint64_t t_end)
 	jstr(o, P.cdf_name);
 	fprintf(o, ",\"cdf_mean_bytes\":%.0f,\"scale\":%g,\"max_bytes\":%.0f,\"load\":%g,\"rate_mbit\":%g,"
 		"\"capacity_mbit\":%g,\"mean_gap_us\":%.3f,\"flows_limit\":%llu,\"duration_s\":%g,\"timeout_s\":%g,"
-		"\"seed\":%llu,\"incast\":",
+		"\"seed\":%llu,\"bins_by\":\"%s\",\"incast\":",
 		P.mean_bytes, P.scale, P.max_bytes, P.load, P.rate_mbit, P.cap_mbit, P.gap_ns / 1000.0, P.flows_limit,
-		P.duration_s, P.timeout_s, P.seed);
+		P.duration_s, P.timeout_s, P.seed, P.bins_unscaled ? "unscaled" : "bytes");
 	if (P.incast_fanin)
 		fprintf(o, "{\"period_ms\":%g,\"bytes\":%llu,\"fanin\":%u}", P.incast_period_ms, P.incast_bytes,
 			P.incast_fanin);
