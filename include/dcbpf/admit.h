@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Buffer-sharing admission core: Complete Sharing, Dynamic Thresholds,
- * ABM, LQD's push-out choice, and Credence / FollowLQD (end of file).  Pure and integer-only so the XDP
+ * ABM, LQD's push-out choice, and Credence / FollowLQD (end of file);
+ * SmartBuf and EDT learn from queue samples in smartbuf.h and edt.h and
+ * decide here (dc_adm_decide_sb).  Pure and integer-only so the XDP
  * program (bpf/switch.bpf.c) and the simulator (dcbpf sim) run the very
  * same decisions; equation and section numbers are those of Addanki's
  * thesis (ch.4 ABM, ch.6 Credence; docs/design.md, "References").
@@ -117,17 +119,38 @@ DC_INLINE __u64 dc_adm_threshold(__u32 alg, const struct dc_adm_in *in)
 
 /* The admission rule above; *thresh_out gets T (rounded up: the shortest
  * queue that is refused). */
+DC_INLINE enum dc_verdict dc_adm_rule(const struct dc_adm_in *in, __u64 t)
+{
+	if (in->Q + in->len > in->B)
+		return DC_V_DROP_FULL;
+	if (in->q >= t)
+		return DC_V_DROP_THRESH;
+	return DC_V_ADMIT;
+}
+
 DC_INLINE enum dc_verdict dc_adm_decide(__u32 alg, const struct dc_adm_in *in,
 					__u64 *thresh_out)
 {
 	__u64 t = dc_adm_threshold(alg, in);
 
 	*thresh_out = t;
-	if (in->Q + in->len > in->B)
-		return DC_V_DROP_FULL;
-	if (in->q >= t)
-		return DC_V_DROP_THRESH;
-	return DC_V_ADMIT;
+	return dc_adm_rule(in, t);
+}
+
+/*
+ * SmartBuf and EDT (include/dcbpf/smartbuf.h, edt.h): a threshold from
+ * the port's state, DT's where the state has none, under the same rule.
+ * The caller has taken the queue sample (dc_sb_sample / dc_edt_sample).
+ */
+DC_INLINE enum dc_verdict dc_adm_decide_sb(__u32 alg, const struct dc_adm_in *in,
+					   const struct dc_sb_port *sb,
+					   const struct dc_edt_port *edt, __u64 *thresh_out)
+{
+	__u64 dt = dc_dt_threshold(in->B, in->Q, in->alpha_q16);
+	__u64 t = alg == DC_ALG_EDT ? dc_edt_threshold(edt, in->B, dt) : dc_sb_threshold(sb, dt);
+
+	*thresh_out = t;
+	return dc_adm_rule(in, t);
 }
 
 /* α of a packet: ABM gives first-RTT (unscheduled) packets the larger

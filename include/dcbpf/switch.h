@@ -56,6 +56,8 @@
 
 #include "compat.h"
 #include "counters.h"
+#include "smartbuf.h"
+#include "edt.h"
 
 #define DC_SW_PORTS_MAX 16	/* ports per emulated switch */
 #define DC_SW_TAGS 16		/* Ethereal path tags: the 4-bit P field (include/dcbpf/int.h), 1..15 */
@@ -75,7 +77,9 @@ enum dc_alg {
 	DC_ALG_LQD = 3,		/* Longest Queue Drop (simulator only) */
 	DC_ALG_CREDENCE = 4,	/* Credence: FollowLQD + safeguard + drop predictions */
 	DC_ALG_FOLLOWLQD = 5,	/* FollowLQD: Credence without predictions */
-	DC_ALG_MAX = 6,
+	DC_ALG_SMARTBUF = 6,	/* SmartBuf: learned per-port limits, DT fallback */
+	DC_ALG_EDT = 7,		/* Enhanced Dynamic Threshold */
+	DC_ALG_MAX = 8,
 };
 
 /* dc_sw_cfg.dscp_prio[d]: priority in the low bits, first-RTT flag. */
@@ -94,6 +98,8 @@ struct dc_sw_cfg {
 	__u32 ev_drops;			/* 1 = emit every admission drop */
 	__u32 cred_drain;		/* enum dc_cred_drain: how the virtual queues drain */
 	__u8 tag_port[DC_SW_TAGS];	/* Ethereal path tag T → 1 + uplink port; 0 = FIB */
+	struct dc_sb_params sb;		/* SmartBuf (include/dcbpf/smartbuf.h); 0 = default */
+	struct dc_edt_params edt;	/* EDT (include/dcbpf/edt.h); 0 = default */
 };
 
 /* How Credence's and FollowLQD's virtual queues T_i drain (dc_sw_cfg.cred_drain,
@@ -162,6 +168,21 @@ struct dc_sw_cred {
 	__u32 pad;
 	__u32 rate_mbps[DC_SW_PORTS_MAX];	/* copied from dc_sw_port by XDP */
 	__u64 drain_tx[DC_SW_PORTS_MAX];	/* port's tx_bytes when T_i last drained */
+};
+
+/*
+ * SmartBuf and EDT state (dc_sw_sbuf, key 0): per port the gradient EWMA
+ * and Temp entry (SmartBuf) and the controlled/uncontrolled state (EDT),
+ * and SmartBuf's Main table shared by all ports.  XDP admission only,
+ * written by every CPU without a lock (docs/admission.md, "Races").
+ */
+struct dc_sw_sbuf {
+	struct dc_sb_port sb[DC_SW_PORTS_MAX];
+	struct dc_edt_port edt[DC_SW_PORTS_MAX];
+	struct dc_sb_main main;
+	__u64 samples;		/* queue samples taken (SmartBuf or EDT) */
+	__u64 lookups;		/* k-NN scans of Main */
+	__u64 inserts;		/* bursts written into Main */
 };
 
 /* dc_sw_event.flags */

@@ -55,6 +55,11 @@ struct dc_sim_cfg {
 	 * queue is empty; result.slots counts those slots too.  `dcbpf sim
 	 * --trace` sets it unless --no-drain. */
 	bool drain;
+	/* SmartBuf and EDT (include/dcbpf/smartbuf.h, edt.h; 0 = default).
+	 * Both sample the queue at each arrival: q before it, at slot ×
+	 * slot_ns (a slot's later arrivals are not new samples). */
+	struct dc_sb_params sb;
+	struct dc_edt_params edt;
 };
 
 /* What Credence's prediction is made from.  ORACLE: "LQD, serving the

@@ -13,7 +13,12 @@
 static const struct dc_opt_name alg_names[] = {
 	{ "cs", DC_ALG_CS }, { "dt", DC_ALG_DT }, { "abm", DC_ALG_ABM }, { "lqd", DC_ALG_LQD },
 	{ "credence", DC_ALG_CREDENCE }, { "followlqd", DC_ALG_FOLLOWLQD },
+	{ "smartbuf", DC_ALG_SMARTBUF }, { "edt", DC_ALG_EDT },
 	{ "all", DC_ALG_MAX }, { NULL },
+};
+
+static const struct dc_opt_name trigger_names[] = {
+	{ "onset", DC_SB_ONSET }, { "literal", DC_SB_LITERAL }, { NULL },
 };
 
 static const struct dc_opt_name format_names[] = {
@@ -50,6 +55,29 @@ const struct dc_opt dc_sim_cmd_opts[] = {
 	  .help = "invert each prediction with probability P", .def = "0", .dmin = 0, .dmax = 1 },
 	{ "pred-seed", 0, DC_OPT_U64, DC_FIELD(A, pred_seed), "S", .help = "seed of --flip",
 	  .def = "1" },
+	{ "sb-trigger", 0, DC_OPT_ENUM, DC_FIELD(A, sb_trigger), NULL,
+	  .help = "SmartBuf: when the learned threshold is set (onset: while a burst rises; "
+		  "literal: at a burst's end, as Algorithm 2 is printed)",
+	  .def = "onset", .names = trigger_names },
+	{ "sb-k", 0, DC_OPT_U64, DC_FIELD(A, sb_k), "K", .help = "SmartBuf: nearest neighbours",
+	  .def = "3", .umin = 1, .umax = DC_SB_K_MAX },
+	{ "sb-beta", 0, DC_OPT_Q16, DC_FIELD(A, sb_beta_q16), "B",
+	  .help = "SmartBuf: a burst ends when q < beta x its maximum", .def = "0.5", .dmin = 0,
+	  .dmax = 1, .flags = DC_OPT_F_MIN_EXCL },
+	{ "sb-sigma", 0, DC_OPT_Q16, DC_FIELD(A, sb_sigma_q16), "S",
+	  .help = "SmartBuf: a burst is learned when its maximum exceeds B / sigma", .def = "5",
+	  .dmin = 1, .dmax = 1000, .flags = DC_OPT_F_MIN_EXCL },
+	{ "sb-onset", 0, DC_OPT_Q16, DC_FIELD(A, sb_onset_q16), "F",
+	  .help = "SmartBuf onset trigger: the queue holds at least F x B", .def = "0.02",
+	  .dmin = 0, .dmax = 1, .flags = DC_OPT_F_MIN_EXCL },
+	{ "sb-age-us", 0, DC_OPT_U64, DC_FIELD(A, sb_age_us), "US",
+	  .help = "SmartBuf: learned entries not refreshed for US are forgotten",
+	  .def = "1000000", .umin = 1, .umax = 0xfffffffeULL },
+	{ "edt-rise", 0, DC_OPT_U64, DC_FIELD(A, edt_rise), "N",
+	  .help = "EDT: consecutive rising (falling) queue samples that start (end) a burst",
+	  .def = "3", .umin = 1, .umax = 1000000 },
+	{ "edt-max-us", 0, DC_OPT_U64, DC_FIELD(A, edt_max_us), "US",
+	  .help = "EDT: longest uncontrolled state", .def = "1000", .umin = 1, .umax = 100000000 },
 	{ "no-drain", 0, DC_OPT_FLAG, DC_FIELD(A, no_drain),
 	  .help = "with --trace: stop after the last arrival's slot" },
 	{ "write-trace", 0, DC_OPT_PATH, DC_FIELD(A, write_trace), "FILE",
@@ -79,6 +107,8 @@ const char dc_sim_cmd_doc[] =
 	"the packet on the same arrivals; forest = the random forest of --model FILE\n"
 	"(dcbpf credence train) on the arriving packet's q, Q and their EWMAs in bytes\n"
 	"(unit mode: packets x --slot-bytes; EWMA time = slots x --slot-ns).\n"
+	"SmartBuf and EDT sample the queue at each arrival (q before it, time = slot x\n"
+	"--slot-ns; gradients in bytes, or packets in unit mode, per microsecond).\n"
 	"--flip P inverts each prediction with probability P (seeded by --pred-seed).\n"
 	"--out DIR writes DIR/summary.csv and DIR/ports.csv (per port: drop_thresh +\n"
 	"drop_full + drop_pred add up to the summary's drops).";
@@ -121,6 +151,14 @@ static int sim_setup(struct dc_ctx *ctx, int argc, char **argv, struct dc_sim_cf
 	cfg->flip_q32 = (__u64)(o->flip * 4294967296.0 + 0.5);
 	cfg->pred_seed = o->pred_seed;
 	cfg->drain = o->sim.trace && !o->no_drain;
+	cfg->sb.trigger = (__u32)o->sb_trigger;
+	cfg->sb.k = o->sb_k;
+	cfg->sb.beta_q16 = o->sb_beta_q16;
+	cfg->sb.sigma_q16 = o->sb_sigma_q16;
+	cfg->sb.onset_q16 = o->sb_onset_q16;
+	cfg->sb.age_us = o->sb_age_us;
+	cfg->edt.rise = o->edt_rise;
+	cfg->edt.max_us = o->edt_max_us;
 	wl->seed = o->seed;
 	wl->first_rtt_pkts = o->first_rtt_pkts;
 	return 0;

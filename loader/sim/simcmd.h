@@ -27,6 +27,10 @@ struct dc_sim_args {
 	int write_format;		/* 0 csv, 1 binary */
 	const char *out;
 	bool no_drain;
+	/* SmartBuf and EDT */
+	int sb_trigger;			/* enum dc_sb_trigger */
+	__u32 sb_k, sb_beta_q16, sb_sigma_q16, sb_onset_q16, sb_age_us;
+	__u32 edt_rise, edt_max_us;
 };
 
 extern const struct dc_opt dc_sim_cmd_opts[];

@@ -15,7 +15,7 @@
 #include "sim/sim.h"
 
 static const char *const alg_names[DC_ALG_MAX] = { "cs", "dt", "abm", "lqd", "credence",
-						      "followlqd" };
+						      "followlqd", "smartbuf", "edt" };
 
 const char *dc_alg_name(__u32 alg)
 {
@@ -188,6 +188,11 @@ static int sim_engine(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a
 	__u32 ew_q[DC_SIM_PORTS_MAX] = { 0 }, ew_Q = 0;
 	__u64 ew_t[DC_SIM_PORTS_MAX], ew_tQ = EW_NEVER;
 	__u8 *labels = NULL;
+	/* SmartBuf / EDT: per-port state and SmartBuf's shared Main table */
+	const bool sbuf = alg == DC_ALG_SMARTBUF || alg == DC_ALG_EDT;
+	struct dc_sb_port sbp[DC_SIM_PORTS_MAX];
+	struct dc_edt_port edp[DC_SIM_PORTS_MAX];
+	struct dc_sb_main sbm;
 	struct ring ring[DC_SIM_PORTS_MAX];
 	__u64 *hist = NULL, Q = 0, t, bw, nbins, cum, want[3];
 	__u32 minsz = 0xffffffffU, cap, ncong = 1, i, k, period;
@@ -197,6 +202,9 @@ static int sim_engine(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a
 
 	memset(r, 0, sizeof(*r));
 	memset(ring, 0, sizeof(ring));
+	memset(sbp, 0, sizeof(sbp));
+	memset(edp, 0, sizeof(edp));
+	memset(&sbm, 0, sizeof(sbm));
 	if (!N || N > DC_SIM_PORTS_MAX || !B || B >= (1ULL << 32) || alg >= DC_ALG_MAX) {
 		return dc_err_set(err, EXIT_USAGE,
 				  "ports must be 1..%d, buffer 1..2^32-1, algorithm known",
@@ -363,6 +371,14 @@ static int sim_engine(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a
 					if (drop)
 						v = DC_V_DROP_PRED;
 				}
+			} else if (sbuf) {
+				/* the queue sample, then the decision on it */
+				if (alg == DC_ALG_SMARTBUF)
+					dc_sb_sample(&sbp[p->port], &sbm, &c->sb, q[p->port],
+						     t * c->slot_ns, B);
+				else
+					dc_edt_sample(&edp[p->port], &c->edt, q[p->port], t * c->slot_ns);
+				v = dc_adm_decide_sb(alg, &in, &sbp[p->port], &edp[p->port], &thr);
 			} else {
 				v = dc_adm_decide(alg, &in, &thr);
 			}

@@ -69,7 +69,7 @@ void dc_sw_cfg_defaults(struct dc_sw_cfg *c)
 static const char *const drain_names[DC_DRAIN_MAX] = { "time", "departures", "hybrid" };
 
 static const char *const alg_names[DC_ALG_MAX] = { "cs", "dt", "abm", "lqd", "credence",
-						      "followlqd" };
+						      "followlqd", "smartbuf", "edt" };
 
 const char *sw_alg_name(__u32 alg)
 {

@@ -253,6 +253,33 @@ static void test_burst(void)
 	}
 }
 
+/* SmartBuf and EDT on T-C9's burst (64 packets at 8 per slot, B = 64,
+ * α = 0.5, queue samples once per slot): SmartBuf with nothing learned is
+ * DT; EDT's third rising sample (slot 3) lifts the threshold to B and the
+ * rest of the burst fits. */
+static void test_sbuf_burst(void)
+{
+	static struct dc_sim_result r;
+	double al[DC_SW_PRIOS] = { 0.5 };
+	struct dc_sim_cfg c = unit_cfg(DC_ALG_SMARTBUF, 8, 64, 0.5);
+	unsigned int i;
+
+	narr = 0;
+	for (i = 0; i < 64; i++)
+		add(i / 8, 0, 0, 1);
+	dc_sim_run(&c, arr, narr, 200, &r, &serr);
+	c.alg = DC_ALG_DT;
+	same_as_ref("sim smartbuf: nothing learned yet: DT's outcome (sends 29)", &c, al, 200, &r);
+	c.alg = DC_ALG_EDT;
+	dc_sim_run(&c, arr, narr, 200, &r, &serr);
+	CHECK("sim edt: the burst goes uncontrolled at its 4th slot and all 64 are sent",
+	      r.sent_pkts == 64 && r.drops == 0 && r.port[0].max_q == 57, "sent %llu max_q %llu",
+	      (unsigned long long)r.sent_pkts, (unsigned long long)r.port[0].max_q);
+	c.edt.rise = 8;
+	dc_sim_run(&c, arr, narr, 200, &r, &serr);
+	CHECK_EQ("sim edt: with 8 rising samples needed it stays DT (29 sent)", r.sent_pkts, 29);
+}
+
 static void test_workload_and_traces(void)
 {
 	struct dc_sim_cfg c = unit_cfg(DC_ALG_DT, 16, 1000, 0.5);
@@ -763,8 +790,9 @@ static void test_cli(void)
 	rc = cli("sim", "--alg", "all", "--slots", "2000", NULL);
 	for (p = cli_out; (p = strchr(p, '\n')); p++)
 		lines++;
-	CHECK("sim cli: --alg all: a header, the column names, six rows and Credence's line",
-	      rc == 0 && lines == 9 && strstr(cli_out, "\nfollowlqd ") &&
+	CHECK("sim cli: --alg all: a header, the column names, eight rows and Credence's line",
+	      rc == 0 && lines == 11 && strstr(cli_out, "\nfollowlqd ") &&
+	      strstr(cli_out, "\nsmartbuf ") && strstr(cli_out, "\nedt ") &&
 	      strstr(cli_out, "# credence: predictor oracle, flip 0:"), "%d %u %s", rc, lines,
 	      cli_err);
 }
@@ -777,6 +805,7 @@ int main(void)
 	test_dt_no_isolation();
 	test_lqd_order();
 	test_burst();
+	test_sbuf_burst();
 	test_workload_and_traces();
 	test_binary_traces();
 	test_cli();
