@@ -6,7 +6,8 @@
 #                   suite, demo and benchmarks run)
 #   make check      the test suite (root); closes with "N passed, N failed"
 #   make demo       emulated dumbbell, CC comparison table and plot (root)
-#   make bench      benchmarks → out/bench/summary.json
+#   make bench      benchmarks → out/bench/summary.json (BENCH_RUNS=3 runs:
+#                   median, min, max); make bench-compare BASE=FILE
 #   make vm-check   the suite inside a VM on another kernel (KERNEL=6.1)
 #   make ethereal-results  collective completion times → out/ethereal/
 #   make install    binaries, config, systemd unit, man pages (PREFIX, DESTDIR,
@@ -101,7 +102,7 @@ BINS := $(if $(DCBPFD_SRCS),$(BUILD)/dcbpfd) $(if $(DCBPF_SRCS),$(BUILD)/dcbpf)
 # Generated from dcbpf's command table: bash completion and man page.
 DCBPF_GEN := $(if $(DCBPF_SRCS),$(BUILD)/dcbpf.bash $(BUILD)/dcbpf.8)
 
-.PHONY: all deps deps-build deps-test probe check demo bench vm-check install uninstall clean \
+.PHONY: all deps deps-build deps-test probe check demo bench bench-compare vm-check install uninstall clean \
 	ethereal-results deb
 
 all: probe $(BPF_OBJS) $(SKELS) $(BINS) $(DCBPF_GEN) $(TOOLS) $(UNIT_TESTS) $(PROG_TESTS) $(BENCHES)
@@ -209,6 +210,12 @@ demo: all deps-test
 
 bench: all deps-test
 	BUILD=$(BUILD) OUT=$(OUT)/bench tests/bench/run
+
+# The last `make bench` against an earlier summary (BASE=FILE): ratios,
+# noise from each figure's runs, better / worse per figure.
+bench-compare:
+	@[ -n "$(BASE)" ] || { echo "make bench-compare BASE=path/to/summary.json (a saved out/bench/summary.json)" >&2; exit 2; }
+	tests/bench/compare $(BASE) $(OUT)/bench/summary.json
 
 # PowerTCP's incast, fairness and websearch figures (NSDI'22; thesis Figs
 # 2.4, 2.5, 2.6/2.7) in the fabric, docs/results.md: one command each,
