@@ -228,22 +228,17 @@ exp-ptcp-fairness: all deps-test
 exp-ptcp-websearch: all deps-test
 	BUILD=$(BUILD) OUT=$(OUT)/ptcp-websearch tests/exp/ptcp_websearch.sh
 
-# Ethereal results (tests/exp/ethereal, docs/collective.md): one batch of
-# ETH_SEEDS_PER seeds per (rate, CC) at a time under the shared netns lock,
-# then the summary, table and plot in $(OUT)/ethereal.
+# Ethereal results (tests/exp/ethereal-results, docs/collective.md): one
+# batch of ETH_SEEDS_PER seeds per (rate, CC) at a time under the shared
+# netns lock, then the summary, table and plot in $(OUT)/ethereal.
+# Resumable: finished runs are kept (FRESH=1 starts over).
 ETH_RATES ?= 1000
 ETH_CCS   ?= dctcp powertcp
 ETH_SEEDS ?= 10
 ETH_SEEDS_PER ?= 5
 ethereal-results: all deps-test
-	rm -f $(OUT)/ethereal/runs.jsonl
-	for r in $(ETH_RATES); do for cc in $(ETH_CCS); do \
-		s=1; while [ $$s -le $(ETH_SEEDS) ]; do \
-			flock /tmp/dcbpf-netns.lock env BUILD=$(BUILD) OUT=$(OUT)/ethereal RATE=$$r CC=$$cc \
-				SEED0=$$s SEEDS=$(ETH_SEEDS_PER) tests/exp/ethereal || exit 1; \
-			s=$$((s + $(ETH_SEEDS_PER))); \
-		done; done; done
-	OUT=$(OUT)/ethereal tests/exp/ethereal-summary
+	BUILD=$(BUILD) OUT=$(OUT)/ethereal ETH_RATES="$(ETH_RATES)" ETH_CCS="$(ETH_CCS)" \
+		ETH_SEEDS=$(ETH_SEEDS) ETH_SEEDS_PER=$(ETH_SEEDS_PER) tests/exp/ethereal-results
 
 # --see: a BUILD under /tmp is otherwise hidden by the guest's fresh /tmp.
 # The guest has no network: promtool (tests/lib/promtool.sh) is unpacked
