@@ -8,6 +8,7 @@
 #include "credence/credence.h"
 #include "sim/simcmd.h"
 #include "perc/perccmd.h"
+#include "rdcn/rdcncmd.h"
 #include "superways/swaycmd.h"
 #include "cc/trace.h"
 #include "eth/ethctl.h"
@@ -29,6 +30,7 @@ const struct dc_cmd dc_top_cmds[] = {
 	DC_PERC_CMD,
 	DC_COSY_CMD,
 	DC_SWAY_CMD,
+	DC_RDCN_CMD,
 	DC_CRED_CMD,
 	DC_TRACE_CMD,
 	{ "int", .sub = dc_int_cmds, .summary = "in-band telemetry on hosts and switches" },

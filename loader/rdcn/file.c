@@ -107,8 +107,22 @@ int dc_rs_parse(const char *name, FILE *f, struct dc_rs *s, struct dc_err *err)
 			magic = true;
 			continue;
 		}
-		if (!strcmp(tok, "kind"))
-			continue;	/* what made it: informational */
+		if (!strcmp(tok, "kind")) {
+			/* what made it: `rdcn check` compares rr, rr-self and
+			 * mars schedules with the graph they should emulate */
+			static const int kinds[] = { DC_RS_RR, DC_RS_RR_SELF, DC_RS_MARS, DC_RS_VERMILION };
+
+			tok = strtok_r(NULL, " \t\r\n", &save);
+			for (k = 0; tok && k < 4; k++)
+				if (!strcmp(tok, dc_rs_kind_str(kinds[k])))
+					s->kind = kinds[k];
+			while ((tok = strtok_r(NULL, " \t\r\n", &save)))
+				if (!strncmp(tok, "d=", 2) && parse_u64(tok + 2, DC_RD_TORS_MAX, &v))
+					s->d = (__u32)v;
+			if (s->kind == DC_RS_MARS && !s->d)
+				FAIL("%s:%u: kind mars without d=D", name, lineno);
+			continue;
+		}
 		for (k = 0; k < K_N; k++)
 			if (!strcmp(tok, keys[k]))
 				break;

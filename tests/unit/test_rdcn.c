@@ -214,7 +214,7 @@ static void debruijn(__u32 n, __u32 d, __u16 w[DC_RD_TORS_MAX][DC_RD_TORS_MAX])
 
 static void test_mars(void)
 {
-	static const __u8 digest4[4][16] = {
+	static const __u8 known4[4][16] = {
 		{ 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15 },
 		{ 1, 5, 9, 13, 0, 4, 8, 12, 3, 7, 11, 15, 2, 6, 10, 14 },
 		{ 2, 6, 10, 14, 3, 7, 11, 15, 0, 4, 8, 12, 1, 5, 9, 13 },
@@ -252,7 +252,7 @@ static void test_mars(void)
 	memset(S2.slot, DC_RD_IDLE, sizeof(S2.slot));
 	S2.cfg = (struct dc_rd_cfg){ 0, 100000, 90000, 4, 16, 1 };
 	for (t = 0; t < 4; t++)
-		memcpy(S2.slot[t].peer[0], digest4[t], 16);
+		memcpy(S2.slot[t].peer[0], known4[t], 16);
 	S2.has_want = true;
 	debruijn(16, 4, S2.want);
 	CHECK("mars: a known decomposition of de Bruijn(16, 4) validates", dc_rs_validate(&S2, true, &err) == 0 &&
