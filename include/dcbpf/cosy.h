@@ -318,29 +318,34 @@ DC_INLINE __u32 dc_cosy_eff_k(__u32 k, __u32 mode)
 	return k > DC_COSY_K_MAX ? DC_COSY_K_MAX : k;
 }
 
+/* K in [1, 64] -> its low K bits (no branch). */
 DC_INLINE __u64 dc_cosy_kmask(__u32 k)
 {
-	return k >= 64 ? DC_U64_MAX : (1ULL << k) - 1;
+	return k ? DC_U64_MAX >> (64 - (k > 64 ? 64 : k)) : 0;
+}
+
+/* 1 if a < b, for |a - b| < 2^63 (times in ns since boot), computed
+ * without a branch: the loops below stay one path for the verifier. */
+DC_INLINE __u64 dc_cosy_lt(__u64 a, __u64 b)
+{
+	return (a - b) >> 63;
 }
 
 /* VL v reserved and not expired. */
 DC_INLINE bool dc_cosy_vl_live(const struct dc_cosy_vls *s, __u32 v, __u64 now_ns)
 {
-	return v < DC_COSY_K_MAX && ((s->bitmap >> v) & 1) && now_ns < s->vl[v].expiry_ns;
+	return v < DC_COSY_K_MAX && ((s->bitmap >> v) & 1) && now_ns < s->vl[v & (DC_COSY_K_MAX - 1)].expiry_ns;
 }
 
-/* The VLs an rsvp may take: below K and not live. */
+/* The VLs an rsvp may take: below K and not live (reserved and before
+ * its expiry).  Every VL is looked at, the K mask applied last. */
 DC_INLINE __u64 dc_cosy_free_mask(const struct dc_cosy_vls *s, __u32 k, __u64 now_ns)
 {
 	__u64 live = 0;
 	__u32 v;
 
-	for (v = 0; v < DC_COSY_K_MAX; v++) {
-		if (v >= k)
-			break;
-		if (((s->bitmap >> v) & 1) && now_ns < s->vl[v].expiry_ns)
-			live |= 1ULL << v;
-	}
+	for (v = 0; v < DC_COSY_K_MAX; v++)
+		live |= (((s->bitmap >> v) & 1) & dc_cosy_lt(now_ns, s->vl[v].expiry_ns)) << v;
 	return dc_cosy_kmask(k) & ~live;
 }
 
@@ -358,10 +363,11 @@ DC_INLINE int dc_cosy_reserve(struct dc_cosy_vls *s, __u32 k, __u32 v, __u64 msg
 	if (dc_cosy_vl_live(s, v, now_ns))
 		return DC_COSY_VL_BUSY;
 	*reclaimed = (s->bitmap >> v) & 1;
-	e = &s->vl[v];
+	e = &s->vl[v & (DC_COSY_K_MAX - 1)];	/* the mask: for the verifier */
 	e->msg_id = msg_id;
 	e->seq = seq;
-	e->expiry_ns = now_ns + life_ns;
+	/* dc_cosy_lt needs expiry - now below 2^63 */
+	e->expiry_ns = now_ns + (life_ns < (1ULL << 62) ? life_ns : (1ULL << 62));
 	e->out_port = out_port;
 	e->out_vl = out_vl;
 	e->pad = 0;
@@ -379,6 +385,7 @@ DC_INLINE int dc_cosy_match(const struct dc_cosy_vls *s, __u32 k, __u32 v, __u64
 		return DC_COSY_VL_RANGE;
 	if (!dc_cosy_vl_live(s, v, now_ns))
 		return DC_COSY_VL_FREE;
+	v &= DC_COSY_K_MAX - 1;
 	if (s->vl[v].msg_id != msg_id || s->vl[v].seq != seq)
 		return DC_COSY_VL_OWNER;
 	return DC_COSY_VL_OK;
@@ -400,19 +407,23 @@ DC_INLINE __u32 dc_cosy_popcount(__u64 x)
 	return (__u32)__builtin_popcountll(x);
 }
 
-/* Index of the n-th (from 0) set bit of mask; 64 if there is none. */
+/* Index of the n-th (from 0) set bit of mask; 64 if there is none.
+ * Without branches, so a caller in BPF gets one unknown index back, not
+ * 64 constants each verified on its own. */
 DC_INLINE __u32 dc_cosy_nth_bit(__u64 mask, __u32 n)
 {
+	__u64 below = 0, res = 0, found = 0, bit, x, hit;
 	__u32 v;
 
 	for (v = 0; v < 64; v++) {
-		if (!((mask >> v) & 1))
-			continue;
-		if (!n)
-			return v;
-		n--;
+		bit = (mask >> v) & 1;
+		x = below ^ n;
+		hit = bit & (((x | (0 - x)) >> 63) ^ 1);	/* set, and n set bits below it */
+		res |= hit * v;
+		found |= hit;
+		below += bit;
 	}
-	return 64;
+	return found ? (__u32)res : 64;
 }
 
 #define DC_COSY_CAND_MAX 8	/* candidate ports toward one destination */
