@@ -160,7 +160,7 @@ struct dc_icon_flow {
 	__u32 opts_rx;		/* options accepted */
 	__u32 opts_bad;		/* options ignored (malformed) */
 	__u64 rate_Bps;		/* the last cap set (0: none yet) */
-	__u64 srtt_us;		/* at the last cap */
+	__u64 srtt_us8;		/* at the last cap, 1/8 us (tcp_sock.srtt_us) */
 	__u32 cwnd_pkts;	/* at the last cap */
 	__u32 mss_bytes;
 };
