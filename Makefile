@@ -349,6 +349,14 @@ $(BUILD)/tests/test_rdcn: tests/unit/test_rdcn.c $(RDCN_SRCS) $(wildcard loader/
 	$(CC) $(CFLAGS) -Itests/lib -iquote loader -fsanitize=undefined -fno-sanitize-recover=all \
 		-o $@ $< $(RDCN_SRCS) -lm
 
+# The live schedule maps read in BPF: a test object (tests/prog/bpf/, not
+# installed) and its fixture, which publishes through the pinned maps.
+$(BUILD)/rd_sched.bpf.o: tests/prog/bpf/rd_sched.bpf.c $(HDRS) $(BUILD)/vmlinux.h
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+RDCN_PROG_SRCS := loader/rdcn/sched.c loader/rdcn/rdpub.c loader/rdcn/rdmap.c loader/lib/err.c
+$(BUILD)/prog/test_rdcn_prog: tests/prog/test_rdcn_prog.c $(BUILD)/rd_sched.skel.h $(RDCN_PROG_SRCS) $(wildcard loader/rdcn/*.h) $(HDRS) tests/lib/check.h | $(BUILD)/prog
+	$(CC) $(CFLAGS) -Itests/lib -iquote loader -o $@ $< $(RDCN_PROG_SRCS) $(LDLIBS_BPF) -lm
+
 # ---- fuzzing (libFuzzer; tests/fuzz/*.c) ---------------------------------------
 # `make fuzz` builds the harnesses with clang's libFuzzer and sanitizers
 # into $(BUILD)/fuzz/ and runs each for FUZZ_SECONDS; `make check` runs
