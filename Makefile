@@ -356,6 +356,8 @@ $(BUILD)/rd_sched.bpf.o: tests/prog/bpf/rd_sched.bpf.c $(HDRS) $(BUILD)/vmlinux.
 RDCN_PROG_SRCS := loader/rdcn/sched.c loader/rdcn/rdpub.c loader/rdcn/rdmap.c loader/lib/err.c
 $(BUILD)/prog/test_rdcn_prog: tests/prog/test_rdcn_prog.c $(BUILD)/rd_sched.skel.h $(RDCN_PROG_SRCS) $(wildcard loader/rdcn/*.h) $(HDRS) tests/lib/check.h | $(BUILD)/prog
 	$(CC) $(CFLAGS) -Itests/lib -iquote loader -o $@ $< $(RDCN_PROG_SRCS) $(LDLIBS_BPF) -lm
+# make bench: the cost per packet of the schedule lookup, on the same object.
+$(BUILD)/bench/rdcn_prog: $(BUILD)/rd_sched.skel.h
 
 # ---- fuzzing (libFuzzer; tests/fuzz/*.c) ---------------------------------------
 # `make fuzz` builds the harnesses with clang's libFuzzer and sanitizers
