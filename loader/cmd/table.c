@@ -10,6 +10,7 @@
 #include "perc/perccmd.h"
 #include "rdcn/rdcncmd.h"
 #include "superways/swaycmd.h"
+#include "icon/iconcmd.h"
 #include "cc/trace.h"
 #include "eth/ethctl.h"
 #include "int/intctl.h"
@@ -30,6 +31,7 @@ const struct dc_cmd dc_top_cmds[] = {
 	DC_PERC_CMD,
 	DC_COSY_CMD,
 	DC_SWAY_CMD,
+	DC_ICON_CMD,
 	DC_RDCN_CMD,
 	DC_CRED_CMD,
 	DC_TRACE_CMD,

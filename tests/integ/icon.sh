@@ -1,5 +1,7 @@
 # Integration: ICON's sockops program (bpf/icon.bpf.c) between two
-# namespaces joined by a veth, both in one cgroup with the program attached.
+# namespaces joined by a veth, both in one cgroup with the program attached
+# by `dcbpf icon attach` and sinks configured by `dcbpf icon set`
+# (errors: set before attach, attach twice, bad address, n > 65535).
 #   1. a sink listening on SINK:5001 with n = 26 in dc_icon_cfg: the sender
 #      has n = 26 as soon as the connection is established, before any
 #      data (so from the SYN-ACK), and the sink's side shows it sent 26;
@@ -12,6 +14,8 @@
 #      cap is the IA-ICON one (n = 1);
 #   5. the sink opening the connection (n in its SYN, read by the sender's
 #      listener from the saved SYN).
+#   6. `dcbpf icon status --json` shows sinks, counters and flows; set N 0
+#      removes a sink; detach removes every pin.
 # Malformed options are refused by the parser (tests/unit/test_icon.c).
 # shellcheck shell=bash
 source "$(dirname "$0")/../lib/test.sh"
@@ -24,21 +28,16 @@ done
 OBJ=$BUILD/icon.bpf.o
 [ -f "$OBJ" ] || { t_fail "icon: $OBJ built" "run make"; exit 1; }
 PIN=/sys/fs/bpf/dcbpf-icon$$
-MAPS=(dc_icon_cfg dc_icon_flows dc_icon_stats)
+D=("$BUILD/dcbpf" --pin-dir "$PIN")
+M=$PIN/icon
 SINK=10.209.0.1 SINK2=10.209.0.3 SND=10.209.0.2
 RESP=100000
 tmp=$(t_mktmp icon) || exit 1
 
-# Pins: the program under PIN, the maps by name at the bpffs root (libbpf's
-# default pin root for LIBBPF_PIN_BY_NAME); all removed at teardown.
 cleanup() {
-	[ -n "${FAB_ETH_CG:-}" ] && bpftool cgroup detach "$FAB_ETH_CG" sock_ops pinned "$PIN/dc_icon_sockops" 2>/dev/null
+	"${D[@]}" icon detach >/dev/null 2>&1
 	rm -rf "$PIN"
-	for m in "${MAPS[@]}"; do rm -f "/sys/fs/bpf/$m"; done
 }
-for m in "${MAPS[@]}"; do
-	[ -e "/sys/fs/bpf/$m" ] && { t_fail "icon: no leftover pin" "/sys/fs/bpf/$m exists"; exit 1; }
-done
 fabric_init || { t_fail "icon: fabric" "init failed"; exit 1; }
 fabric_on_exit cleanup
 fabric_make_host sink && A=$FAB_LAST_NS && fabric_make_host snd && B=$FAB_LAST_NS &&
@@ -46,30 +45,26 @@ fabric_make_host sink && A=$FAB_LAST_NS && fabric_make_host snd && B=$FAB_LAST_N
 	ip -n "$A" addr add $SINK/24 dev "$FAB_LAST_DEV_A" && ip -n "$A" addr add $SINK2/24 dev "$FAB_LAST_DEV_A" &&
 	ip -n "$B" addr add $SND/24 dev "$FAB_LAST_DEV_B" && fabric_cgroup ||
 	{ t_fail "icon: two namespaces and a veth" "setup failed"; exit 1; }
-if ! out=$(bpftool prog loadall "$OBJ" "$PIN" 2>&1) ||
-	! out=$(bpftool cgroup attach "$FAB_ETH_CG" sock_ops pinned "$PIN/dc_icon_sockops" 2>&1); then
-	t_fail "icon: sockops program loads and attaches to a cgroup" "$(echo "$out" | tail -n 3)"
-	exit 1
-fi
-t_pass "icon: sockops program loads and attaches to a cgroup"
+expect "icon: set before attach names the missing attach" 1 "ICON is not attached.*dcbpf icon attach" \
+	"${D[@]}" icon set $SINK:5001 26
+expect "icon: attach to the cgroup" 0 "icon: attached to $FAB_ETH_CG" "${D[@]}" icon attach --cgroup "$FAB_ETH_CG"
+[ -e "$M/sockops" ] && [ -e "$M/dc_icon_cfg" ] && [ -e "$M/dc_icon_flows" ] ||
+	{ t_fail "icon: link and maps pinned under $M" "$(ls "$M" 2>&1 | tr '\n' ' ')"; exit 1; }
+expect "icon: a second attach is refused" 1 "already attached" "${D[@]}" icon attach --cgroup "$FAB_ETH_CG"
+expect "icon: set refuses a bad address" 2 "not an IPv4 address" "${D[@]}" icon set 10.209.0:5001 26
+expect "icon: set refuses n above 65535" 2 "above the maximum 65535" "${D[@]}" icon set $SINK:5001 65536
 
-le16() { printf '%d %d' $(($1 & 255)) $(($1 >> 8)); }
-le32() { printf '%d %d %d %d' $(($1 & 255)) $((($1 >> 8) & 255)) $((($1 >> 16) & 255)) $(($1 >> 24)); }
-# cfg_set IP PORT N: the n a sink socket bound to IP:PORT advertises (PORT 0: any)
-cfg_set() {
-	# shellcheck disable=SC2046
-	bpftool map update pinned /sys/fs/bpf/dc_icon_cfg key $(echo "$1" | tr . ' ') $(le16 "$2") 0 0 \
-		value $(le32 "$3") 0 0 0 0
-}
+# cfg_set IP[:PORT] N: the n a sink socket bound to IP:PORT advertises (no PORT: any)
+cfg_set() { "${D[@]}" icon set "$1" "$2"; }
 # flow KEYFIELD PORT: the mirror entry whose key has KEYFIELD (sport|dport) == PORT
 # and whose local address is the sender's
 snd_addr=$(python3 -c "import socket,struct; print(struct.unpack('<I', socket.inet_aton('$SND'))[0])")
 sink_addr=$(python3 -c "import socket,struct; print(struct.unpack('<I', socket.inet_aton('$SINK'))[0])")
 flow() {
-	bpftool map dump pinned /sys/fs/bpf/dc_icon_flows -j |
+	bpftool map dump pinned $M/dc_icon_flows -j |
 		jq -c "[.[].formatted | select(.key.$1 == $2 and .key.saddr[0] == $3) | .value][0] // empty"
 }
-stat() { bpftool map dump pinned /sys/fs/bpf/dc_icon_stats -j | jq ".[0].formatted.value.$1"; }
+stat() { bpftool map dump pinned $M/dc_icon_stats -j | jq ".[0].formatted.value.$1"; }
 # eq31 FLOW N: the cap Eq. 3.1 gives for the cwnd, mss and srtt the flow recorded
 eq31() { jq -n --argjson f "$1" "(\$f.cwnd_pkts * \$f.mss_bytes * 8000000 / (\$f.srtt_us8 * $2)) | floor"; }
 has_n() { f=$(flow "$1" "$2" "$3") && [ -n "$f" ] && [ "$(jq .n_peer <<<"$f")" = "$4" ]; }
@@ -78,7 +73,7 @@ sink() { fabric_bg "" fabric_cg_exec "$A" python3 tests/lib/icon_peer.py sink "$
 sender() { fabric_bg "" fabric_cg_exec "$B" python3 tests/lib/icon_peer.py sender "$@"; }
 
 # 1. the handshake
-cfg_set $SINK 5001 26 || { t_fail "icon: config entry written" "bpftool map update failed"; exit 1; }
+cfg_set $SINK:5001 26 || { t_fail "icon: config entry written" "dcbpf icon set failed"; exit 1; }
 sink listen $SINK 5001 3 $RESP "$tmp"
 fabric_wait_port "$A" 5001 || t_fail "icon: sink listens" "port 5001"
 sender connect $SINK 5001 $RESP
@@ -107,7 +102,7 @@ capbits=$(($(jq .rate_Bps <<<"$f") * 8))
 	t_fail "icon: the socket's max pacing rate is the cap" "ss max '$ssmax', cap $capbits bit/s: $ssline"
 
 # 3. an update
-cfg_set $SINK 5001 8
+cfg_set $SINK:5001 8
 touch "$tmp/go2"
 wait_until 15 done_round 2 || t_fail "icon: round 2 completes" "no response in 15 s"
 if wait_until 5 has_n dport 5001 "$snd_addr" 8; then
@@ -136,7 +131,7 @@ jqv "icon: no option: n stays 0, no option counted, cap cwnd*mss/srtt (n = 1)" "
 	".n_peer == 0 and .opts_rx == 0 and .rate_Bps > 0 and .rate_Bps == $(eq31 "$f" 1)"
 
 # 5. the sink opens the connection: n in its SYN, read from the saved SYN
-cfg_set $SINK 0 20
+cfg_set $SINK 20
 mkdir -p "$tmp/ao"
 sender listen $SND 5003 $RESP
 fabric_wait_port "$B" 5003 || t_fail "icon: sender listens" "port 5003"
@@ -151,5 +146,15 @@ wait_until 15 test -e "$tmp/ao/done1" || t_fail "icon: active-open round complet
 bad=$(stat opt_bad)
 [ "$bad" = 0 ] && t_pass "icon: no option refused as malformed in these runs" ||
 	t_fail "icon: no malformed options" "opt_bad $bad"
+
+jqs "icon: status --json: the sinks, the counters, the sender's flow with n 8" \
+	'([.sinks[] | [.sink, .n]] | sort) == [["10.209.0.1:0", 20], ["10.209.0.1:5001", 8]] and
+	 .counters.opt_parsed >= 3 and
+	 ([.flows[] | select(.local | startswith("10.209.0.2:")) | select(.remote == "10.209.0.1:5001") | .n_peer] == [8])' \
+	"${D[@]}" --json icon status
+cfg_set $SINK:5001 0
+jqs "icon: set N 0 removes the entry" '[.sinks[].sink] == ["10.209.0.1:0"]' "${D[@]}" --json icon status
+expect "icon: detach" 0 "icon: detached" "${D[@]}" icon detach
+[ ! -e "$M" ] && t_pass "icon: detach removed the pins" || t_fail "icon: detach removed the pins" "$(ls "$M" 2>&1)"
 
 [ -z "${T_FAILED:-}" ]
