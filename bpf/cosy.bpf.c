@@ -24,7 +24,8 @@
  *    the kernel's routing, in the control priority.
  * A packet that cannot be applied consistently (short, unknown version or
  * type, vl ≥ K, a VL that is free or another message's, an rsvp with no
- * route) is dropped before anything is written, counted by reason.  VLs
+ * route) is dropped before anything is written, counted by reason (a
+ * mapped port removed since the rsvp is found only after the VL is freed).  VLs
  * whose complete was lost free themselves δ_cosy after they were taken
  * (lazy expiry in the book).  The frames the program sends bypass IP
  * forwarding (no TTL change), as a label switch would.
