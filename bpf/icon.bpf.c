@@ -59,8 +59,9 @@ static __always_inline struct dc_icon_flow *flow_of(const struct bpf_sock_ops *s
 	return bpf_map_lookup_elem(&dc_icon_flows, &key);
 }
 
-/* n this socket advertises: (addr, port), (addr, 0), (0, port), (0, 0). */
-static __always_inline __u32 cfg_n(const struct bpf_sock_ops *skops)
+/* n this socket advertises: (addr, port), (addr, 0), (0, port), (0, 0);
+ * 0: none.  *flags: the entry's DC_ICON_CFG_F_*. */
+static __always_inline __u32 cfg_get(const struct bpf_sock_ops *skops, __u32 *flags)
 {
 	struct dc_icon_cfg_key k = { .addr = skops->local_ip4, .port = (__u16)skops->local_port };
 	struct dc_icon_cfg *c;
@@ -79,9 +80,18 @@ static __always_inline __u32 cfg_n(const struct bpf_sock_ops *skops)
 		k.port = 0;
 		c = bpf_map_lookup_elem(&dc_icon_cfg, &k);
 	}
+	*flags = 0;
 	if (!c || c->n > DC_ICON_N_MAX)
 		return 0;
+	*flags = c->flags;
 	return c->n;
+}
+
+static __always_inline __u32 cfg_n(const struct bpf_sock_ops *skops)
+{
+	__u32 flags;
+
+	return cfg_get(skops, &flags);
 }
 
 static __always_inline struct dc_icon_sk *sk_state(struct bpf_sock_ops *skops)
@@ -157,11 +167,12 @@ static __always_inline void pace(struct bpf_sock_ops *skops)
 }
 
 /* 1: this segment carries the option (SYN/SYN-ACK of a sink, or a pending update). */
-static __always_inline bool want_opt(struct bpf_sock_ops *skops, __u32 *n_out, bool *update)
+static __always_inline bool want_opt(struct bpf_sock_ops *skops, __u32 *n_out, bool *update,
+				     __u32 *cflags)
 {
 	__u8 tflags = skops->skb_tcp_flags;
 	struct dc_icon_sk *s;
-	__u32 n = cfg_n(skops);
+	__u32 n = cfg_get(skops, cflags);
 
 	*update = false;
 	*n_out = n;
@@ -192,7 +203,7 @@ int dc_icon_sockops(struct bpf_sock_ops *skops)
 	__u8 opt[DC_ICON_OPT_LEN];
 	struct dc_icon_sk *s;
 	bool update;
-	__u32 n;
+	__u32 n, cflags;
 
 	if (skops->family != DC_AF_INET)
 		return 1;
@@ -245,13 +256,15 @@ established:
 		pace(skops);
 		return 1;
 	case BPF_SOCK_OPS_HDR_OPT_LEN_CB:
-		if (want_opt(skops, &n, &update) && bpf_reserve_hdr_opt(skops, DC_ICON_OPT_LEN, 0))
+		if (want_opt(skops, &n, &update, &cflags) && bpf_reserve_hdr_opt(skops, DC_ICON_OPT_LEN, 0))
 			DC_COUNT(dc_icon_stats, reserve_err);
 		return 1;
 	case BPF_SOCK_OPS_WRITE_HDR_OPT_CB:
-		if (!want_opt(skops, &n, &update))
+		if (!want_opt(skops, &n, &update, &cflags))
 			return 1;
 		dc_icon_opt_write(opt, (__u16)n, update ? DC_ICON_F_UPDATE : 0);
+		if (cflags & DC_ICON_CFG_F_BAD_VERSION)
+			opt[4] = 0;
 		if (bpf_store_hdr_opt(skops, opt, sizeof(opt), 0))
 			return 1;
 		DC_COUNT(dc_icon_stats, opt_written);

@@ -140,9 +140,13 @@ struct dc_icon_cfg_key {
 	__u16 pad;
 };
 
+/* Write version 0, which every receiver must ignore: a sink whose options
+ * are malformed on the wire, to test the receivers' refusal end to end. */
+#define DC_ICON_CFG_F_BAD_VERSION 0x1
+
 struct dc_icon_cfg {
 	__u32 n;		/* 1..65535 advertised; 0: this socket advertises nothing */
-	__u32 flags;		/* none yet */
+	__u32 flags;		/* DC_ICON_CFG_F_* */
 };
 
 /* Per socket (sk_storage), both roles. */

@@ -32,6 +32,7 @@ struct icon_attach_args {
 struct icon_set_args {
 	const char *where;
 	__u64 n;
+	bool bad_version;
 };
 
 static const struct dc_opt no_opts[] = { { NULL } };
@@ -50,6 +51,8 @@ static const struct dc_opt set_opts[] = {
 	{ "N", 0, DC_OPT_U64, DC_FIELD(struct icon_set_args, n), NULL,
 	  .help = "incast degree it advertises (0: remove the entry)", .required = true,
 	  .flags = DC_OPT_F_POS, .umax = DC_ICON_N_MAX },
+	{ "test-bad-version", 0, DC_OPT_FLAG, DC_FIELD(struct icon_set_args, bad_version), NULL,
+	  .help = "write version 0, which receivers must ignore (tests)", .flags = DC_OPT_F_HIDDEN },
 	{ NULL },
 };
 
@@ -196,7 +199,8 @@ static int set_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	const struct icon_set_args *a = ctx->opts;
 	char dir[DC_PATH_LEN * 2];
 	struct dc_icon_cfg_key k;
-	struct dc_icon_cfg v = { .n = (__u32)a->n };
+	struct dc_icon_cfg v = { .n = (__u32)a->n,
+				 .flags = a->bad_version ? DC_ICON_CFG_F_BAD_VERSION : 0 };
 	int fd, rc;
 
 	(void)argc;
@@ -268,6 +272,7 @@ static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
 			jw_obj(&ctx->jw, NULL);
 			jw_str(&ctx->jw, "sink", b1);
 			jw_u64(&ctx->jw, "n", v.n);
+			jw_u64(&ctx->jw, "flags", v.flags);
 			jw_end_obj(&ctx->jw);
 		} else {
 			fprintf(ctx->out, "  %-21s n %u\n", b1, v.n);
