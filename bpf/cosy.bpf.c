@@ -186,7 +186,7 @@ static __always_inline int follow(struct __sk_buff *skb, struct cosy_pkt *p, __u
 	else
 		rc = dc_cosy_match(&in->vls, k, v, p->h.msg_id, p->h.seq, now_ns);
 	if (rc == DC_COSY_VL_OK) {
-		v &= DC_COSY_K_MAX - 1;
+		v = dc_cosy_vl_idx(v);
 		out_port = in->vls.vl[v].out_port;
 		out_vl = in->vls.vl[v].out_vl;
 		if (release)

@@ -331,10 +331,19 @@ DC_INLINE __u64 dc_cosy_lt(__u64 a, __u64 b)
 	return (a - b) >> 63;
 }
 
+/* v as an index into the VL array, masked where the verifier sees it:
+ * the compiler may not drop the mask because an earlier check already
+ * bounds v (older verifiers lose that bound across register copies). */
+DC_INLINE __u32 dc_cosy_vl_idx(__u32 v)
+{
+	dc_opaque(v);
+	return v & (DC_COSY_K_MAX - 1);
+}
+
 /* VL v reserved and not expired. */
 DC_INLINE bool dc_cosy_vl_live(const struct dc_cosy_vls *s, __u32 v, __u64 now_ns)
 {
-	return v < DC_COSY_K_MAX && ((s->bitmap >> v) & 1) && now_ns < s->vl[v & (DC_COSY_K_MAX - 1)].expiry_ns;
+	return v < DC_COSY_K_MAX && ((s->bitmap >> v) & 1) && now_ns < s->vl[dc_cosy_vl_idx(v)].expiry_ns;
 }
 
 /* The VLs an rsvp may take: below K and not live (reserved and before
@@ -363,7 +372,7 @@ DC_INLINE int dc_cosy_reserve(struct dc_cosy_vls *s, __u32 k, __u32 v, __u64 msg
 	if (dc_cosy_vl_live(s, v, now_ns))
 		return DC_COSY_VL_BUSY;
 	*reclaimed = (s->bitmap >> v) & 1;
-	e = &s->vl[v & (DC_COSY_K_MAX - 1)];	/* the mask: for the verifier */
+	e = &s->vl[dc_cosy_vl_idx(v)];
 	e->msg_id = msg_id;
 	e->seq = seq;
 	/* dc_cosy_lt needs expiry - now below 2^63 */
@@ -385,7 +394,7 @@ DC_INLINE int dc_cosy_match(const struct dc_cosy_vls *s, __u32 k, __u32 v, __u64
 		return DC_COSY_VL_RANGE;
 	if (!dc_cosy_vl_live(s, v, now_ns))
 		return DC_COSY_VL_FREE;
-	v &= DC_COSY_K_MAX - 1;
+	v = dc_cosy_vl_idx(v);
 	if (s->vl[v].msg_id != msg_id || s->vl[v].seq != seq)
 		return DC_COSY_VL_OWNER;
 	return DC_COSY_VL_OK;
