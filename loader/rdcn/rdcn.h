@@ -26,6 +26,7 @@ struct dc_rs {
 	int kind;			/* enum dc_rs_kind */
 	__u32 d;			/* Mars: emulated degree */
 	__u32 k, l;			/* Vermilion: k, ℓ (Alg. 7; Alg. 6 is ℓ = 1) */
+	__u32 rand_gamma;		/* Alg. 8: k = r drawn from 1..rand_gamma (0: not) */
 	bool complete;			/* Vermilion with γ = k/ℓ < 2: the complete graph */
 	struct dc_rd_slot slot[DC_RD_SLOTS_MAX];
 	/* The emulated graph the generator meant to build: links i -> j over
@@ -44,6 +45,9 @@ int dc_rs_mars(struct dc_rs *s, __u32 ntors, __u32 nup, __u32 d, __u64 seed, str
 /* demand: ntors x ntors, row-major, >= 0 (the diagonal is ignored). */
 int dc_rs_vermilion(struct dc_rs *s, __u32 ntors, __u32 nup, const double *demand, __u32 k, __u32 l,
 		    __u64 seed, struct dc_err *err);
+/* Alg. 8 (Ch. 9), P(R) uniform: the trust factor r in 1..gamma drawn with
+ * seed; the schedule is then dc_rs_vermilion with k = r, l = 1. */
+__u32 dc_rs_random_trust(__u32 gamma, __u64 seed);
 /* Vermilion's emulated topology alone (Alg. 7 lines 12-26): E into e. */
 int dc_rs_vermilion_graph(__u32 n, const double *demand, __u32 k, __u32 l, __u64 seed,
 			  __u16 e[DC_RD_TORS_MAX][DC_RD_TORS_MAX], __u16 r[DC_RD_TORS_MAX][DC_RD_TORS_MAX],

@@ -17,6 +17,7 @@
 struct rdcn_sched_args {
 	int kind;
 	__u32 tors, uplinks, d, k, l;
+	bool random_trust;
 	__u64 slot_ns, reconf_ns, buffer_bytes, delay_ns, seed;
 	double link_gbps;
 	const char *demand, *out;
@@ -61,10 +62,13 @@ static const struct dc_opt sched_opts[] = {
 	{ "demand", 'm', DC_OPT_PATH, DC_FIELD(SA, demand), "FILE",
 	  .help = "vermilion: demand matrix, n rows of n numbers", .flags = DC_OPT_F_EXISTS },
 	{ "k", 'k', DC_OPT_U64, DC_FIELD(SA, k), "K", .help = "vermilion: k x n matchings per period",
-	  .def = "3", .umin = 2, .umax = 16 },
+	  .def = "3", .umin = 1, .umax = 16 },
 	{ "l", 'l', DC_OPT_U64, DC_FIELD(SA, l), "L",
 	  .help = "vermilion: residual links per pair; trust factor k/l below 2 ignores the demand (Alg. 7)",
 	  .def = "1", .umin = 1, .umax = 15 },
+	{ "random-trust", 0, DC_OPT_FLAG, DC_FIELD(SA, random_trust),
+	  .help = "vermilion: Alg. 8 with gamma = --k: the trust factor r drawn uniformly from 1..k "
+		  "(--seed), then Alg. 7 with k = r, l = 1" },
 	{ "slot-ns", 0, DC_OPT_U64, DC_FIELD(SA, slot_ns), "NS", .help = "slot: one matching, night included",
 	  .def = "1000000", .umin = 2, .umax = 1ULL << 50 },
 	{ "reconf-ns", 0, DC_OPT_U64, DC_FIELD(SA, reconf_ns), "NS",
@@ -171,6 +175,8 @@ static void describe(struct dc_ctx *ctx, const struct dc_rs *s, double link_gbps
 			jw_u64(&ctx->jw, "k", s->k);
 			jw_u64(&ctx->jw, "l", s->l);
 			jw_bool(&ctx->jw, "complete", s->complete);
+			if (s->rand_gamma)
+				jw_u64(&ctx->jw, "random_trust", s->rand_gamma);
 		}
 		jw_u64(&ctx->jw, "self_loops", count_self(s));
 		jw_u64(&ctx->jw, "pairs_connected", pairs);
@@ -251,6 +257,8 @@ static int sched_cmd(struct dc_ctx *ctx, int argc, char **argv)
 		if (!n)
 			return dc_fail(ctx, EXIT_USAGE, "--kind %s needs --tors N", dc_rs_kind_str(o->kind));
 	}
+	if (o->random_trust && (o->kind != DC_RS_VERMILION || o->l != 1))
+		return dc_fail(ctx, EXIT_USAGE, "--random-trust is for --kind vermilion, with l = 1 (Alg. 8)");
 	if (o->kind != DC_RS_MARS && (o->d || o->buffer_bytes || o->delay_ns))
 		return dc_fail(ctx, EXIT_USAGE, "--d, --buffer-bytes and --delay-ns are for --kind mars");
 	switch (o->kind) {
@@ -280,7 +288,14 @@ static int sched_cmd(struct dc_ctx *ctx, int argc, char **argv)
 		rc = dc_rs_mars(&s, n, o->uplinks, d, o->seed, &ctx->err);
 		break;
 	case DC_RS_VERMILION:
-		rc = dc_rs_vermilion(&s, n, o->uplinks, demand, o->k, o->l, o->seed, &ctx->err);
+		if (o->random_trust) {
+			__u32 r = dc_rs_random_trust(o->k, o->seed);
+
+			rc = dc_rs_vermilion(&s, n, o->uplinks, demand, r, 1, o->seed, &ctx->err);
+			s.rand_gamma = o->k;
+		} else {
+			rc = dc_rs_vermilion(&s, n, o->uplinks, demand, o->k, o->l, o->seed, &ctx->err);
+		}
 		break;
 	}
 	free(demand);
@@ -427,7 +442,8 @@ const struct dc_cmd dc_rdcn_cmds[] = {
 	  .summary = "generate a periodic circuit schedule: round robin, Mars or Vermilion",
 	  .doc = "rr: sigma_t(i) = i+t+1 mod n (n-1 slots); rr-self: i+t mod n (n slots).\n"
 		 "mars: de Bruijn graph of degree d cut into d matchings, d/n_u per uplink.\n"
-		 "vermilion: Alg. 6 (Alg. 7 with --l) from a demand matrix: k x n matchings.\n"
+		 "vermilion: Alg. 6 (Alg. 7 with --l, Alg. 8 with --random-trust) from a demand\n"
+		 "matrix: k x n matchings.\n"
 		 "Every schedule is validated (permutations, Corollary 1) before it is printed;\n"
 		 "the schedule file goes to stdout or --out (then a summary is printed)." },
 	{ "check", check_cmd, check_opts, sizeof(struct rdcn_check_args),

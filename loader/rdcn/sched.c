@@ -450,6 +450,14 @@ int dc_rs_vermilion_graph(__u32 n, const double *demand, __u32 k, __u32 l, __u64
 	return 0;
 }
 
+__u32 dc_rs_random_trust(__u32 gamma, __u64 seed)
+{
+	__u64 st = seed ^ 0x2545f4914f6cdd1dULL;
+
+	/* Alg. 8 with P(R) uniform on 1..γ */
+	return gamma ? 1 + (__u32)dc_rand_below(&st, gamma) : 0;
+}
+
 int dc_rs_vermilion(struct dc_rs *s, __u32 ntors, __u32 nup, const double *demand, __u32 k, __u32 l,
 		    __u64 seed, struct dc_err *err)
 {
@@ -460,8 +468,9 @@ int dc_rs_vermilion(struct dc_rs *s, __u32 ntors, __u32 nup, const double *deman
 
 	if ((rc = shape_check(ntors, nup, err)))
 		return rc;
-	if (k < 2 || l < 1 || l >= k)
-		return dc_err_set(err, EXIT_USAGE, "k %u, l %u: need k >= 2 and 1 <= l < k", k, l);
+	/* Alg. 7: ℓ <= k; γ = k/ℓ < 2 (k = ℓ included) is the complete graph */
+	if (k < 1 || l < 1 || l > k)
+		return dc_err_set(err, EXIT_USAGE, "k %u, l %u: need 1 <= l <= k", k, l);
 	if (kn % nup)
 		return dc_err_set(err, EXIT_USAGE, "k x n = %u matchings is not a multiple of the %u uplinks",
 				  kn, nup);

@@ -41,6 +41,20 @@ jqs "rdcn cli: vermilion k=3 l=2 (trust 1.5 < 2): the complete graph" \
 	'.complete and ([.links[][]] | unique) == [3]' \
 	"$D" rdcn schedule --kind vermilion --demand "$tmp/ring.dem" -k 3 -l 2 --json
 
+# Alg. 8: k = r drawn from 1..k; over seeds both the complete graph (r = 1) and demand-aware ones
+rs=""
+for seed in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	rs+=$("$D" rdcn schedule --kind vermilion -m "$tmp/ring.dem" -k 3 --random-trust --seed $seed --json |
+		jq -r 'select(.random_trust == 3 and .period == 4 * .k and
+			(if .k == 1 then .complete else ((.complete | not) and .links[0][1] == 4 * .k - 3) end)) | .k')
+done
+case $rs in *1*2*|*2*1*) ok=1 ;; *) ok= ;; esac
+if [ -n "$ok" ] && [ "${#rs}" = 12 ] && [ -z "${rs//[123]/}" ]; then
+	t_pass "rdcn cli: --random-trust: r in 1..3 over 12 seeds ($rs), complete graph at r = 1"
+else
+	t_fail "rdcn cli: --random-trust: r in 1..3 over 12 seeds" "drawn: '$rs'"
+fi
+
 # files written, read back, and checked
 for k in "rr -n 6" "rr-self -n 6 -u 2" "mars -n 9 -d 3" "vermilion -m $tmp/ring.dem -u 2"; do
 	name=${k%% *}
@@ -95,7 +109,9 @@ expect "rdcn cli: vermilion needs a demand" 2 "needs --demand FILE" "$D" rdcn sc
 expect "rdcn cli: --d is for mars" 2 "are for --kind mars" "$D" rdcn schedule --kind rr -n 4 -d 2
 expect "rdcn cli: --tors against the demand's size" 2 "--tors 5, but .*ring.dem is 4 x 4" \
 	"$D" rdcn schedule --kind vermilion -m "$tmp/ring.dem" -n 5
-expect "rdcn cli: l = k refused" 2 "k 3, l 3" "$D" rdcn schedule --kind vermilion -m "$tmp/ring.dem" -l 3
+expect "rdcn cli: l above k refused" 2 "k 3, l 4" "$D" rdcn schedule --kind vermilion -m "$tmp/ring.dem" -l 4
+expect "rdcn cli: --random-trust needs l = 1" 2 "random-trust is for --kind vermilion, with l = 1" \
+	"$D" rdcn schedule --kind vermilion -m "$tmp/ring.dem" -l 2 --random-trust
 printf '0 1 2\n1 0\n' >"$tmp/bad.dem"
 expect "rdcn cli: ragged demand named by line" 2 "bad.dem:2: 2 columns, the first row has 3" \
 	"$D" rdcn schedule --kind vermilion -m "$tmp/bad.dem"

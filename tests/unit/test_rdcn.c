@@ -401,9 +401,31 @@ static void test_vermilion(void)
 	CHECK("vermilion k=4 l=2 (γ 2): ring pairs get (k-ℓ)·n = 8 + 2 residual",
 	      dc_rs_vermilion(&S, 4, 1, ring, 4, 2, 1, &err) == 0 && !S.complete && S.want[0][1] == 10 &&
 	      S.want[0][2] == 2 && S.cfg.period == 16, "%s %u", err.msg, S.want[0][1]);
-	CHECK("vermilion: k = 1 refused", dc_rs_vermilion(&S, 4, 1, ring, 1, 1, 1, &err) != 0 &&
-	      strstr(err.msg, "k 1"), "%s", err.msg);
-	CHECK("vermilion: l = k refused", dc_rs_vermilion(&S, 4, 1, ring, 3, 3, 1, &err) != 0, "");
+	CHECK("vermilion k=1 l=1 (γ 1): one link per pair, self included (a round robin)",
+	      dc_rs_vermilion(&S, 4, 1, ring, 1, 1, 1, &err) == 0 && S.complete && S.cfg.period == 4 &&
+	      rr_check_pairs(&S, 4, 1, true), "%s", err.msg);
+	CHECK("vermilion: l above k refused", dc_rs_vermilion(&S, 4, 1, ring, 3, 4, 1, &err) != 0 &&
+	      strstr(err.msg, "k 3, l 4"), "%s", err.msg);
+	CHECK("vermilion: k = 0 refused", dc_rs_vermilion(&S, 4, 1, ring, 0, 1, 1, &err) != 0, "");
+	{
+		/* Alg. 8: r uniform on 1..γ */
+		unsigned int hist[6] = { 0 }, bad_r = 0;
+
+		for (seed = 1; seed <= 6000; seed++) {
+			__u32 r = dc_rs_random_trust(5, seed);
+
+			if (r < 1 || r > 5)
+				bad_r++;
+			else
+				hist[r]++;
+		}
+		ok = !bad_r;
+		for (i = 1; i <= 5; i++)
+			ok &= hist[i] > 1050 && hist[i] < 1350;
+		CHECK("vermilion alg. 8: r in 1..5, each value 1200 +- 150 times in 6000 draws", ok,
+		      "%u %u %u %u %u", hist[1], hist[2], hist[3], hist[4], hist[5]);
+		CHECK_EQ("vermilion alg. 8: γ = 1 always draws 1", dc_rs_random_trust(1, 77), 1);
+	}
 	CHECK("vermilion: 15 matchings on 2 uplinks refused", dc_rs_vermilion(&S, 5, 2, rnd, 3, 1, 1, &err) != 0 &&
 	      strstr(err.msg, "multiple of the 2 uplinks"), "%s", err.msg);
 	memset(rnd, 0, sizeof(rnd));
