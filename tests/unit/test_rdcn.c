@@ -627,6 +627,20 @@ static void test_bounds(void)
 	CHECK("theorem 18 at 700 µs: no real root, the minimum named",
 	      dc_rb_d_delay(16, 2, 100000, 700000, &k, &dr, &d, &err) == EXIT_USAGE &&
 	      strstr(err.msg, "at least 2e·ln(n_t)·Δ/n_u = 753"), "%s", err.msg);
+	/* a small Mars design: 9 ToRs, 1 uplink, 1 Gbit/s, 1 ms slots */
+	in = (struct dc_rb_in){ .ntors = 9, .nup = 1, .d = 3, .slot_ns = 1e6, .reconf_ns = 1e5, .link_bps = 1e9 };
+	dc_rb_compute(&in, &o, &err);
+	CHECK("mars 9/3: θ* 1/4 needs c·d·Δ = 375 kB per ToR, delay 2·log_3(9)·3 ms = 12 ms",
+	      fabs(o.theta_star - 0.25) < 1e-9 && fabs(o.buf_need_bytes - 375000) < 1e-3 &&
+	      fabs(o.delay_ns - 12e6) < 1e-3 && o.period == 3, "%f %f %f", o.theta_star, o.buf_need_bytes, o.delay_ns);
+	in.d = 9;
+	in.buf_bytes = 375000;
+	dc_rb_compute(&in, &o, &err);
+	NEAR("complete graph of 9 with the same 375 kB: θ <= 3 Mbit / (1 Gbit/s x 18 ms) = 1/6 (Thm 16)", o.theta,
+	     1.0 / 6, 1e-9);
+	in.buf_bytes = 1125000;
+	dc_rb_compute(&in, &o, &err);
+	NEAR("complete graph of 9 with 1.125 MB: 1/2, above Mars' 1/4", o.theta, 0.5, 1e-9);
 	/* Theorem 17 */
 	in = (struct dc_rb_in){ .ntors = 16, .nup = 4, .d = 4, .slot_ns = 1000, .link_bps = 1e9 };
 	dc_rb_compute(&in, &o, &err);
