@@ -191,5 +191,16 @@ const struct dc_cmd dc_cosy_cmds[] = {
 		 "(delta_cosy, with the receiver's wait its proof adds).  Delays and queues\n"
 		 "round up; ratios have 6 decimals.  K above K* is printed with a warning\n"
 		 "(JSON \"lossless\": false).  Formulas and limits: docs/cosy.md." },
+	{ "send", dc_cosy_send_cmd, dc_cosy_send_opts, sizeof(struct cosy_net_args),
+	  .summary = "send messages to a cosy receiver over UDP and print each one's completion",
+	  .doc = "Up to K messages ask at once; each completes (latency on this host's clock),\n"
+		 "is rejected (receiver busy, no virtual link, or nothing back by --delta-ns) or\n"
+		 "fails (the receiver's detector).  Exit 1 when some had no answer by --run-ms.\n"
+		 "The end host is include/dcbpf/cosyhost.h; pacing at B/K is as fine as the\n"
+		 "kernel's timers." },
+	{ "serve", dc_cosy_serve_cmd, dc_cosy_serve_opts, sizeof(struct cosy_net_args),
+	  .summary = "receive cosy messages over UDP with K slots, until --count are in",
+	  .doc = "A request waits up to --wait-ns for a free slot (of two random waiting\n"
+		 "requests the older gets it), then is rejected as busy." },
 	{ NULL },
 };

@@ -1,16 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * `dcbpf cosy`: cosy's bounds on the command line; DC_COSY_CMD is its line
- * in the top-level table.
+ * `dcbpf cosy`: cosy's bounds and its end host on the command line;
+ * DC_COSY_CMD is its line in the top-level table.
  */
 #ifndef DCBPF_COSY_COSYCMD_H
 #define DCBPF_COSY_COSYCMD_H
+
+#include <linux/types.h>
 
 #include "cmd.h"
 
 extern const struct dc_cmd dc_cosy_cmds[];
 
+/* `dcbpf cosy send` and `serve` (cosynet.c): the end host on UDP. */
+struct cosy_net_args {
+	const char *to, *bind;
+	__u64 port, msg_bytes, count, k, bw_kbps, delta_ns, wait_ns, run_ms;
+};
+extern const struct dc_opt dc_cosy_send_opts[], dc_cosy_serve_opts[];
+int dc_cosy_send_cmd(struct dc_ctx *ctx, int argc, char **argv);
+int dc_cosy_serve_cmd(struct dc_ctx *ctx, int argc, char **argv);
+
 #define DC_COSY_CMD \
-	{ "cosy", .sub = dc_cosy_cmds, .summary = "cosy bounded-delay messages: bounds calculator (docs/cosy.md)" }
+	{ "cosy", .sub = dc_cosy_cmds, .summary = "cosy bounded-delay messages: bounds, send and serve over UDP (docs/cosy.md)" }
 
 #endif

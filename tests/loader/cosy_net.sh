@@ -1,0 +1,64 @@
+# `dcbpf cosy send` and `dcbpf cosy serve`: the end host of
+# include/dcbpf/cosyhost.h on UDP over loopback ("Building a Partial
+# Communication Synchrony Abstraction on Asynchronous Datacenters"): messages
+# complete no faster than s·K/B (paced at B/K per slot), a receiver with one
+# slot and no wait rejects the second of two as busy, no receiver means a
+# reject at delta, and bad input is refused.  Loopback of the test's own
+# network namespace; no BPF.
+# kernel-independent: the same output on any kernel (user space only)
+# shellcheck shell=bash
+# A network namespace of our own (no name: gone when the last process in it
+# leaves), lo up; first, so nothing below runs twice.
+if [ -z "${COSY_NET_INNER:-}" ]; then
+	# shellcheck disable=SC2016
+	COSY_NET_INNER=1 exec unshare -n bash -c 'ip link set lo up && exec bash "$0" "$@"' "$0" "$@"
+fi
+source "$(dirname "$0")/../lib/test.sh"
+
+[ -x "$BUILD/dcbpf" ] || { t_fail "cosy net: dcbpf built" "run make"; exit 1; }
+command -v jq >/dev/null || { t_fail "cosy net: jq installed" "apt-get install -y jq"; exit 1; }
+D=$(realpath "$BUILD/dcbpf")
+tmp=$(t_mktmp cosy-net) || exit 1
+PORT=27263
+
+stop_serve() { kill "$1" 2>/dev/null || true; }
+serve() { # OUT ARGS...: a receiver in the background, its JSON into OUT
+	local out=$1
+	shift
+	"$D" --json cosy serve --bind 127.0.0.1 --port $PORT "$@" >"$out" 2>&1 &
+	SERVE_PID=$!
+	t_cleanup stop_serve "$SERVE_PID"
+	sleep 0.3
+}
+
+# 4 messages of 64000 B, K 2, B 1 Gb/s: 46 packets of 1400 B at 500 Mb/s, the
+# last 45 x 22.4 us = 1.008 ms after the first.
+serve "$tmp/s1.json" -n 4 -k 2 --run-ms 8000
+jqs "cosy net: 4 messages complete, none faster than its pacing at B/K (1.008 ms)" \
+	'.complete == 4 and .done == 4 and ([.messages[].latency_ns] | min) >= 1008000 and
+	 ([.messages[] | .status] | unique) == ["complete"]' \
+	"$D" --json cosy send --to 127.0.0.1 --port $PORT -n 4 -k 2 --msg-bytes 64000 --bw-kbps 1000000 --run-ms 8000
+wait "$SERVE_PID"
+jqv "cosy net: the receiver counted 4, no failure" "$(cat "$tmp/s1.json")" '.received == 4 and .failed == 0'
+
+# One slot, no wait: of two messages asking at once, one is rejected as busy (reason 2).
+serve "$tmp/s2.json" -n 1 -k 1 --wait-ns 0 --run-ms 8000
+jqs "cosy net: receiver with one slot and no wait: one complete, one rejected busy" \
+	'.complete == 1 and ([.messages[] | select(.status == "reject") | .reason] == [2])' \
+	"$D" --json cosy send --to 127.0.0.1 --port $PORT -n 2 -k 2 --run-ms 8000
+wait "$SERVE_PID"
+
+# Nobody listening: each message is rejected at delta (reason 0), on time.
+jqs "cosy net: no receiver: reject at delta (50 ms), reason 0" \
+	'.complete == 0 and ([.messages[] | select(.status == "reject" and .reason == 0 and
+	  .latency_ns >= 50000000 and .latency_ns < 2000000000)] | length) == 2' \
+	"$D" --json cosy send --to 127.0.0.1 --port $PORT -n 2 --delta-ns 50000000 --run-ms 5000
+expect "cosy net: no answer within --run-ms: exit 1 with the count" 1 "2 of 2 messages had no answer after --run-ms 20" \
+	"$D" cosy send --to 127.0.0.1 --port $PORT -n 2 --run-ms 20
+expect "cosy net: --to must be IPv4" 2 "--to 'host.example' is not an IPv4 address" \
+	"$D" cosy send --to host.example
+expect "cosy net: K above 64 refused" 2 "--k: 65 is above the maximum 64" "$D" cosy send --to 127.0.0.1 -k 65
+expect "cosy net: serve on an address not here" 1 "bind 192.0.2.1:$PORT" \
+	"$D" cosy serve --bind 192.0.2.1 --port $PORT --run-ms 10
+
+[ -z "${T_FAILED:-}" ]
