@@ -332,6 +332,9 @@ $(BUILD)/tests/test_xdp_admit: tests/unit/test_xdp_admit.c $(BUILD)/switch.skel.
 	$(CC) $(CFLAGS) -Itests/lib -fsanitize=undefined -fno-sanitize-recover=all \
 		-o $@ tests/unit/test_xdp_admit.c $(LDLIBS_BPF)
 $(BUILD)/bench/xdp_admit: $(BUILD)/switch.skel.h tests/lib/swfixture.h
+# SmartBuf and EDT: the simulator against the XDP program (links the simulator).
+$(BUILD)/prog/test_sb_xdp: tests/prog/test_sb_xdp.c $(SIM_SRCS) $(BUILD)/switch.skel.h tests/lib/swfixture.h $(HDRS) tests/lib/check.h | $(BUILD)/prog
+	$(CC) $(CFLAGS) -Itests/lib -iquote loader -o $@ $< $(SIM_SRCS) $(LDLIBS_BPF) -lm
 
 # ---- s-PERC (bpf/perc.bpf.c, loader/perc/) ------------------------------------
 # The model's tests link the topology parser, the oracle and the simulator

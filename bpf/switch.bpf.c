@@ -316,6 +316,11 @@ struct dc_cred_io {
 	__u8 pad[4];
 };
 
+/* SmartBuf and EDT reuse struct dc_cred_io (dc_sw_admit's frame has no
+ * room for another): q, Q, B, len, pid, alg in; now = the time of the
+ * queue sample; x[0] = α of the packet; thresh out. */
+#define DC_SB_IO_ALPHA 0
+
 /*
  * Credence and FollowLQD (admit.h steps 1-2, vlqd.h around them): update
  * the virtual LQD, fold the features in, decide, and consult the model
@@ -388,6 +393,100 @@ __noinline int dc_cred_path(struct dc_cred_io *o)
 		}
 	}
 	return v;
+}
+
+/*
+ * SmartBuf's scans of Main (include/dcbpf/smartbuf.h: k-NN, then the
+ * insert) in bpf_loop callbacks: verified once, not once per entry.
+ */
+struct dc_sb_scan {
+	struct dc_sb_main *m;
+	struct dc_sb_knn *k;
+	struct dc_sb_ins *ins;
+};
+
+static long dc_sb_knn_one(__u32 i, void *data)
+{
+	struct dc_sb_scan *x = data;
+
+	if (!x->m || !x->k)
+		return 1;
+	dc_sb_knn_step(x->k, &x->m->e[i & (DC_SB_ENTRIES - 1)]);
+	return 0;
+}
+
+static long dc_sb_ins_one(__u32 i, void *data)
+{
+	struct dc_sb_scan *x = data;
+
+	if (!x->m || !x->ins)
+		return 1;
+	i &= DC_SB_ENTRIES - 1;
+	dc_sb_ins_step(x->ins, &x->m->e[i], i);
+	return 0;
+}
+
+/*
+ * SmartBuf and EDT: take the queue sample (the tracker's last event, see
+ * dc_sw_admit), learn, then decide with the port's threshold or DT's.
+ * A global function like dc_cred_path.  Returns enum dc_verdict.
+ */
+__noinline int dc_sb_path(struct dc_cred_io *o)
+{
+	const struct dc_sw_meta *meta;
+	const struct dc_sw_cfg *cfg;
+	struct dc_sw_sbtmp *tmp;
+	struct dc_sw_sbuf *s;
+	struct dc_adm_in in;
+	__u32 zero = 0, slot, pid;
+
+	if (!o)
+		return DC_V_ADMIT;
+	meta = bpf_map_lookup_elem(&dc_sw_meta, &zero);
+	s = bpf_map_lookup_elem(&dc_sw_sbuf, &zero);
+	tmp = bpf_map_lookup_elem(&dc_sw_sbtmp, &zero);
+	if (!meta || !s || !tmp)
+		return DC_V_ADMIT;
+	slot = meta->cfg_slot & 1;
+	cfg = bpf_map_lookup_elem(&dc_sw_cfg, &slot);
+	if (!cfg)
+		return DC_V_ADMIT;
+	pid = o->pid & (DC_SW_PORTS_MAX - 1);
+	if (o->alg == DC_ALG_EDT) {
+		if (dc_edt_sample(&s->edt[pid], &cfg->edt, o->q, o->now))
+			__sync_fetch_and_add(&s->samples, 1);
+	} else {
+		struct dc_sb_step st;
+
+		if (dc_sb_learn(&s->sb[pid], &cfg->sb, o->q, o->now, o->B, &st)) {
+			__u64 age = dc_sb_age_ns(&cfg->sb);
+			struct dc_sb_scan x = { .m = &s->main };
+
+			__sync_fetch_and_add(&s->samples, 1);
+			if (st.act & (DC_SB_ACT_LOOKUP | DC_SB_ACT_RAISE)) {
+				dc_sb_knn_init(&tmp->knn, st.g, dc_sb_k(&cfg->sb), o->now, age);
+				x.k = &tmp->knn;
+				bpf_loop(DC_SB_ENTRIES, dc_sb_knn_one, &x, 0);
+				dc_sb_finish(&s->sb[pid], &st, dc_sb_knn_result(&tmp->knn));
+				__sync_fetch_and_add(&s->lookups, 1);
+			}
+			if (st.act & DC_SB_ACT_INSERT) {
+				dc_sb_ins_init(&tmp->ins, st.key, o->now, age);
+				x.k = NULL;
+				x.ins = &tmp->ins;
+				bpf_loop(DC_SB_ENTRIES, dc_sb_ins_one, &x, 0);
+				dc_sb_ins_write(&s->main.e[dc_sb_ins_slot(&tmp->ins) & (DC_SB_ENTRIES - 1)],
+						&tmp->ins, st.max_bytes);
+				__sync_fetch_and_add(&s->inserts, 1);
+			}
+		}
+	}
+	in.q = o->q;
+	in.Q = o->Q;
+	in.B = o->B;
+	in.len = o->len;
+	in.alpha_q16 = o->x[DC_SB_IO_ALPHA];
+	return dc_adm_decide_sb(o->alg, &in, &s->sb[pid], &s->edt[pid], &o->thresh);
 }
 
 /* One record to dc_sw_events; counted in ev_lost when the ring is full
@@ -549,6 +648,23 @@ int dc_sw_admit(struct xdp_md *ctx)
 		co.rate_mbps = port->rate_mbps;
 		co.drain = (__u8)cfg->cred_drain;
 		v = (enum dc_verdict)dc_cred_path(&co);
+		thresh = co.thresh;
+	} else if (alg == DC_ALG_SMARTBUF || alg == DC_ALG_EDT) {
+		co.q = in.q;
+		co.Q = in.Q;
+		co.B = in.B;
+		co.len = in.len;
+		co.pid = pid;
+		co.alg = alg;
+		co.x[DC_SB_IO_ALPHA] = in.alpha_q16;
+		/* The queue sample is the tracker's last event: the backlog
+		 * the root qdisc reported at its last enqueue or dequeue and
+		 * that event's time (the dequeue-side learning of the thesis,
+		 * seen at the next arrival; docs/admission.md, "SmartBuf in
+		 * the switch").  A record dc_stale_fix corrected is a sample
+		 * now. */
+		co.now = in.q == port->qlen_bytes ? port->last_ns : now;
+		v = (enum dc_verdict)dc_sb_path(&co);
 		thresh = co.thresh;
 	} else {
 		v = dc_adm_decide(alg, &in, &thresh);

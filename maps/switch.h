@@ -96,6 +96,24 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } dc_sw_cred SEC(".maps");
 
+/* SmartBuf and EDT: per-port learning state and SmartBuf's Main table. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dc_sw_sbuf);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_sw_sbuf SEC(".maps");
+
+/* SmartBuf: per-CPU scratch of the table scans. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dc_sw_sbtmp);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_sw_sbtmp SEC(".maps");
+
 /* Sampled arrivals and admission drops (struct dc_sw_event). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

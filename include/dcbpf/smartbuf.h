@@ -70,7 +70,7 @@
 /* onset: the queue holds at least 2 % of B (a quarter of the smallest
  * recorded burst's 1/σ = 20 % would be 5 %; earlier is better, but not
  * for every two-packet queue) */
-#define DC_SB_DEFAULT_ONSET_Q16 ((__u32)(DC_Q16_ONE / 50))
+#define DC_SB_DEFAULT_ONSET_Q16 ((__u32)((2 * DC_Q16_ONE + 50) / 100))
 #define DC_SB_DEFAULT_AGE_US 1000000
 #define DC_SB_AGE_NEVER 0xffffffffU	/* age_us: entries never age out */
 
@@ -195,7 +195,8 @@ struct dc_sb_knn {
 	__u64 val[DC_SB_K_MAX];
 	__s64 top_key;			/* largest live key, for "none above g" */
 	__u64 top_val;
-	__u32 live;			/* live entries seen */
+	__u32 any;			/* a live entry was seen (a flag, not a count:
+					 * the verifier's loop states must converge) */
 };
 
 DC_INLINE void dc_sb_knn_init(struct dc_sb_knn *s, __s64 g, __u32 k, __u64 now_ns, __u64 age_ns)
@@ -215,11 +216,11 @@ DC_INLINE void dc_sb_knn_step(struct dc_sb_knn *s, const struct dc_sb_entry *e)
 
 	if (!dc_sb_live(e, s->now_ns, s->age_ns))
 		return;
-	if (!s->live || key > s->top_key || (key == s->top_key && val > s->top_val)) {
+	if (!s->any || key > s->top_key || (key == s->top_key && val > s->top_val)) {
 		s->top_key = key;
 		s->top_val = val;
 	}
-	s->live++;
+	s->any = 1;
 	if (key <= s->g)
 		return;
 	/* insert (key, val) into the ascending best[0..n), keeping K */
@@ -249,7 +250,7 @@ DC_INLINE __u64 dc_sb_knn_result(const struct dc_sb_knn *s)
 	__u64 sum = 0;
 	__u32 j;
 
-	if (!s->live)
+	if (!s->any)
 		return 0;
 	if (!s->n)
 		return s->top_val;

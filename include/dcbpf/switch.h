@@ -185,6 +185,14 @@ struct dc_sw_sbuf {
 	__u64 inserts;		/* bursts written into Main */
 };
 
+/* Scratch of SmartBuf's table scans (dc_sw_sbtmp, per-CPU array, key
+ * 0): in map memory rather than on the stack, whose values the verifier
+ * tracks so closely that a scan's states never converge. */
+struct dc_sw_sbtmp {
+	struct dc_sb_knn knn;
+	struct dc_sb_ins ins;
+};
+
 /* dc_sw_event.flags */
 #define DC_SW_EV_SAMPLE 0x01	/* a sampled arrival (any verdict) */
 #define DC_SW_EV_DROP 0x02	/* an admission drop */

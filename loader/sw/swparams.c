@@ -20,8 +20,9 @@
  * update cannot run more than 100 000 times a second.
  */
 const struct sw_param sw_params[] = {
-	{ "alg", SW_K_ALG, SOFF(alg), 0, DC_ALG_FOLLOWLQD, 0, "-",
-	  "admission algorithm: cs, dt, abm, credence or followlqd (lqd is push-out: simulator only)" },
+	{ "alg", SW_K_ALG, SOFF(alg), 0, DC_ALG_EDT, 0, "-",
+	  "admission algorithm: cs, dt, abm, credence, followlqd, smartbuf or edt (lqd is push-out: "
+	  "simulator only)" },
 	{ "buffer_bytes", DC_K_U32, SOFF(buffer_bytes), 1500, 0x7fffffff, 0, "bytes",
 	  "shared buffer B of the switch" },
 	{ "alpha", DC_K_Q16, SOFF(alpha_q16), 1, DC_ALPHA_MAX_Q16, DC_SW_PRIOS, "-",
@@ -39,6 +40,23 @@ const struct sw_param sw_params[] = {
 	  "priority of DSCP D (dscp.D, D 0-63); default D >> 3" },
 	{ "first_rtt", SW_K_FIRST_RTT, SOFF(dscp_prio), 0, 1, 64, "-",
 	  "1 = DSCP D marks first-RTT packets (first_rtt.D); default: odd DSCPs" },
+	{ "sb_trigger", DC_K_U32, SOFF(sb.trigger), 0, DC_SB_TRIGGER_MAX - 1, 0, "-",
+	  "SmartBuf: 0 = onset (the learned threshold while a burst rises, DT after it), "
+	  "1 = literal (set at a burst's end, as Algorithm 2 is printed)" },
+	{ "sb_k", DC_K_U32, SOFF(sb.k), 1, DC_SB_K_MAX, 0, "-",
+	  "SmartBuf: nearest neighbours whose learned maxima are averaged" },
+	{ "sb_beta", DC_K_Q16, SOFF(sb.beta_q16), 1, (__u32)DC_Q16_ONE, 0, "-",
+	  "SmartBuf: a burst ends when its queue falls below beta x its maximum" },
+	{ "sb_sigma", DC_K_Q16, SOFF(sb.sigma_q16), (__u32)DC_Q16_ONE + 1, 1000U << DC_Q16_SHIFT, 0,
+	  "-", "SmartBuf: a burst is learned when its maximum exceeds B / sigma" },
+	{ "sb_onset", DC_K_Q16, SOFF(sb.onset_q16), 1, (__u32)DC_Q16_ONE, 0, "-",
+	  "SmartBuf onset trigger: the queue holds at least this fraction of B" },
+	{ "sb_age_us", DC_K_U32, SOFF(sb.age_us), 1, 0xfffffffeU, 0, "µs",
+	  "SmartBuf: learned bursts not seen again for this long are forgotten" },
+	{ "edt_rise", DC_K_U32, SOFF(edt.rise), 1, 1000000, 0, "-",
+	  "EDT: consecutive rising (falling) queue samples that start (end) a burst" },
+	{ "edt_max_us", DC_K_U32, SOFF(edt.max_us), 1, 100000000, 0, "µs",
+	  "EDT: longest uncontrolled state (longer: overloaded, DT until the queue empties)" },
 	{ "tag_port", SW_K_TAGPORT, SOFF(tag_port), 0, DC_SW_PORTS_MAX - 1, DC_SW_TAGS, "-",
 	  "port (index, as in switch status) that an Ethereal leaf steers path tag T to "
 	  "(tag_port.T, T 1-15): admission and ECN then use that uplink's queue; fib = the "
@@ -56,6 +74,14 @@ void dc_sw_cfg_defaults(struct dc_sw_cfg *c)
 	c->ecn_k_bytes = 0;
 	c->abm_period_us = DC_DEFAULT_ABM_PERIOD_US;
 	c->alpha_first_rtt_q16 = DC_DEFAULT_ALPHA_FIRST_RTT_Q16;
+	c->sb.trigger = DC_SB_ONSET;
+	c->sb.k = DC_SB_DEFAULT_K;
+	c->sb.beta_q16 = (__u32)DC_SB_DEFAULT_BETA_Q16;
+	c->sb.sigma_q16 = (__u32)DC_SB_DEFAULT_SIGMA_Q16;
+	c->sb.onset_q16 = DC_SB_DEFAULT_ONSET_Q16;
+	c->sb.age_us = DC_SB_DEFAULT_AGE_US;
+	c->edt.rise = DC_EDT_DEFAULT_RISE;
+	c->edt.max_us = DC_EDT_DEFAULT_MAX_US;
 	c->cred_drain = DC_DRAIN_HYBRID;	/* docs/admission.md, "Drain rule" */
 	for (i = 0; i < DC_SW_PRIOS; i++)
 		c->alpha_q16[i] = DC_DEFAULT_ALPHA_Q16;
@@ -95,7 +121,7 @@ static void sw_range(const struct sw_param *sp, char *buf, size_t len)
 	struct dc_param p = as_param(sp);
 
 	if (sp->kind == SW_K_ALG)
-		snprintf(buf, len, "cs, dt, abm, credence or followlqd");
+		snprintf(buf, len, "cs, dt, abm, credence, followlqd, smartbuf or edt");
 	else if (sp->kind == SW_K_DRAIN)
 		snprintf(buf, len, "time, departures or hybrid");
 	else if (sp->kind == SW_K_FIRST_RTT)
@@ -139,7 +165,7 @@ const struct sw_param *sw_param_find(const char *key, int *index, struct dc_err 
 		return sp;
 	}
 	{
-		char keys[160];
+		char keys[320];
 		size_t off = 0;
 
 		keys[0] = '\0';
