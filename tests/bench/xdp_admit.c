@@ -13,6 +13,13 @@
  * queues and searches a victim: the worst case), and
  * xdp_admit_credence_vs_dt = credence / dt (target ≤ 3).  Event cost:
  * xdp_admit_dt_sample100_ns with 1 in 100 arrivals sampled to the ring.
+ * SmartBuf and EDT: xdp_admit_smartbuf_ns and xdp_admit_edt_ns with the
+ * queue sample already taken (repeated runs see one tracker event: the
+ * decision with a learned threshold, the common case between qdisc
+ * events), and xdp_admit_smartbuf_learn_ns, one arrival that takes a
+ * sample whose k-NN scans a full Main table (64 live entries; runs of
+ * one, the port state reset before each) next to xdp_admit_dt_one_ns,
+ * DT timed the same way.
  * Needs root; prints nothing and exits 0 otherwise (make bench as a user).
  */
 #define _GNU_SOURCE
@@ -102,6 +109,57 @@ static __u64 cnt_asked(struct swfix *f)
 	for (i = 0; i < n; i++)
 		s += v[i].pred_asked_pkts;
 	return s;
+}
+
+/* Mean of n single runs of the program; before each, reset(f) (outside
+ * the timed part). */
+#define SB_RUNS 5000
+static __u32 mean_one_ns(struct swfix *f, const unsigned char *pkt, size_t len,
+			 void (*reset)(struct swfix *))
+{
+	__u64 sum = 0;
+	__u32 ns, i, n = 0;
+
+	for (i = 0; i < SB_RUNS; i++) {
+		if (reset)
+			reset(f);
+		if (swfix_run(f, pkt, len, NULL, 1, &ns) >= 0) {
+			sum += ns;
+			n++;
+		}
+	}
+	return n ? (__u32)(sum / n) : 0;
+}
+
+/*
+ * SmartBuf, onset trigger: port 1 holds q = 100 000 of B = 10^6 (above
+ * onset·B), its record stamped T; the port's state says the previous
+ * sample was 1 µs earlier with 1000 bytes less, nothing looked up yet:
+ * the arrival's sample rises and scans Main, 64 live entries, keys 16, 32,
+ * … 1024 B/µs: G = 1000 B/µs finds 1008 and 1024 above it, threshold
+ * (262 000 + 263 000) / 2.
+ */
+static __u64 sb_T;
+
+static void sb_reset(struct swfix *f)
+{
+	int fd = bpf_map__fd(f->skel->maps.dc_sw_sbuf);
+	static struct dc_sw_sbuf s;
+	__u32 zero = 0, i;
+
+	if (!s.main.e[0].used)
+		for (i = 0; i < DC_SB_ENTRIES; i++) {
+			s.main.e[i].key_q16 = (__s64)(i + 1) << 20;
+			s.main.e[i].max_bytes = 200000 + 1000 * i;
+			s.main.e[i].seen_ns = sb_T;
+			s.main.e[i].used = 1;
+		}
+	memset(&s.sb[1], 0, sizeof(s.sb[1]));
+	s.sb[1].primed = 1;
+	s.sb[1].qlen_prev_bytes = 99000;
+	s.sb[1].t_prev_ns = sb_T - 1000;
+	s.sb[1].grad_q16 = 1000LL << 16;
+	bpf_map_update_elem(fd, &zero, &s, BPF_ANY);
 }
 
 int main(void)
@@ -202,6 +260,62 @@ int main(void)
 			printf("{\"xdp_admit_credence_vs_dt\": {\"value\": %.2f, \"unit\": \"x dt\"}}\n",
 			       best[DC_ALG_DT] ? (double)cr / best[DC_ALG_DT] : 0.0);
 			printf("{\"xdp_admit_dt_sample100_ns\": {\"value\": %u, \"unit\": \"ns\"}}\n", smp);
+		}
+		/* SmartBuf and EDT */
+		{
+			static const char *const sbn[] = { "smartbuf", "edt" };
+			__u32 sb[2] = { ~0U, ~0U }, learn, dt1, zero = 0, one = 1;
+			struct dc_sw_port p;
+			struct dc_sw_state st = { .occupancy_bytes = 100000, .abm_congested = 1 };
+			struct timespec ts;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			/* ahead of the program's clock: the record never looks stale */
+			sb_T = (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec + 100000000000ULL;
+			bpf_map_update_elem(f.state, &zero, &st, BPF_ANY);
+			bpf_map_lookup_elem(f.port, &one, &p);
+			p.qlen_bytes = 100000;
+			p.last_ns = sb_T;
+			bpf_map_update_elem(f.port, &one, &p, BPF_ANY);
+			for (k = 0; k < 2; k++) {
+				f.c.alg = k ? DC_ALG_EDT : DC_ALG_SMARTBUF;
+				swfix_cfg(&f);
+				sb_reset(&f);
+				if (swfix_run(&f, pkt, sizeof(pkt), NULL, 1, NULL) != XDP_PASS) {
+					fprintf(stderr, "xdp_admit bench: %s did not admit the frame\n", sbn[k]);
+					return 1;
+				}
+				for (r = 0; r < ROUNDS; r++) {
+					ns = best_ns(&f, f.prog, pkt, sizeof(pkt));
+					sb[k] = ns < sb[k] ? ns : sb[k];
+				}
+			}
+			f.c.alg = DC_ALG_SMARTBUF;
+			swfix_cfg(&f);
+			learn = mean_one_ns(&f, pkt, sizeof(pkt), sb_reset);
+			{
+				struct dc_sw_sbuf s;
+
+				bpf_map_lookup_elem(bpf_map__fd(f.skel->maps.dc_sw_sbuf), &zero, &s);
+				if (!s.lookups || s.sb[1].thresh_bytes != 262500) {
+					fprintf(stderr, "xdp_admit bench: smartbuf did not scan Main (%llu lookups, threshold %llu)\n",
+						(unsigned long long)s.lookups,
+						(unsigned long long)s.sb[1].thresh_bytes);
+					return 1;
+				}
+			}
+			f.c.alg = DC_ALG_DT;
+			swfix_cfg(&f);
+			dt1 = mean_one_ns(&f, pkt, sizeof(pkt), NULL);
+			for (k = 0; k < 2; k++) {
+				printf("{\"xdp_admit_%s_ns\": {\"value\": %u, \"unit\": \"ns\"}}\n", sbn[k],
+				       sb[k]);
+				printf("{\"xdp_admit_%s_ratio\": {\"value\": %.2f, \"unit\": \"x empty\"}}\n",
+				       sbn[k], empty_ns ? (double)sb[k] / empty_ns : 0.0);
+			}
+			printf("{\"xdp_admit_smartbuf_learn_ns\": {\"value\": %u, \"unit\": \"ns\"}}\n",
+			       learn);
+			printf("{\"xdp_admit_dt_one_ns\": {\"value\": %u, \"unit\": \"ns\"}}\n", dt1);
 		}
 		printf("{\"xdp_empty_ns\": {\"value\": %u, \"unit\": \"ns\"}}\n", empty_ns);
 		for (alg = 0; alg <= DC_ALG_ABM; alg++) {
