@@ -73,8 +73,8 @@ sums_match() { # DIR: "ok" or the first mismatch
 }
 "$D" sim --alg all --buffer 300 --slots 20000 --out "$tmp/all" >/dev/null 2>&1
 r=$(sums_match "$tmp/all")
-if [[ $r == "ok 6 "* ]]; then
-	t_pass "sim cli: ports.csv drops and push-outs add up to summary.csv for all six algorithms"
+if [[ $r == "ok 8 "* ]]; then
+	t_pass "sim cli: ports.csv drops and push-outs add up to summary.csv for all eight algorithms"
 else
 	t_fail "sim cli: ports.csv adds up to summary.csv" "$r"
 fi
