@@ -1,0 +1,71 @@
+# Integration: cosy through a switch running bpf/cosy.bpf.c ("Building a
+# Partial Communication Synchrony Abstraction on Asynchronous
+# Datacenters"): two hosts and one switch as namespaces, the program at TC
+# ingress of both switch ports (tests/tools/cosysw), `dcbpf cosy serve` on
+# h2 and `dcbpf cosy send` on h1.  Requests and the receiver's completes
+# are forwarded by the kernel; every rsvp reserves a virtual link on the
+# switch's port toward h1 and is relabelled; data and the sender's complete
+# follow the label to h2; each complete frees its link.  Checks: every
+# message completes, the switch reserved and released one VL per message,
+# forwarded every data packet along a reservation, dropped nothing, and
+# holds no VL at the end.
+# shellcheck shell=bash
+source "$(dirname "$0")/../lib/test.sh"
+
+t_need_root "cosy: fabric" "network namespaces and BPF need root"
+if [ ! -x "$BUILD/dcbpf" ] || [ ! -x "$BUILD/tools/cosysw" ]; then
+	t_fail "cosy: built" "run make"
+	exit 1
+fi
+D=$(realpath "$BUILD/dcbpf")
+SW=$(realpath "$BUILD/tools/cosysw")
+tmp=$(t_mktmp cosy-fab) || exit 1
+N=3 K=2
+H1=cosy-h1-$$ S=cosy-sw-$$ H2=cosy-h2-$$
+
+del_ns() { ip netns del "$1" 2>/dev/null || true; }
+for ns in "$H1" "$S" "$H2"; do
+	ip netns add "$ns" || { t_fail "cosy: namespaces" "ip netns add $ns"; exit 1; }
+	t_cleanup del_ns "$ns"
+	ip -n "$ns" link set lo up
+done
+ip link add c1 netns "$H1" type veth peer name p1 netns "$S"
+ip link add c2 netns "$H2" type veth peer name p2 netns "$S"
+ip -n "$H1" addr add 10.77.1.1/24 dev c1
+ip -n "$H2" addr add 10.77.2.1/24 dev c2
+ip -n "$S" addr add 10.77.1.254/24 dev p1
+ip -n "$S" addr add 10.77.2.254/24 dev p2
+for l in "$H1 c1" "$H2 c2" "$S p1" "$S p2"; do
+	# shellcheck disable=SC2086
+	set -- $l
+	ip -n "$1" link set "$2" up
+done
+ip -n "$H1" route add default via 10.77.1.254
+ip -n "$H2" route add default via 10.77.2.254
+ip netns exec "$S" sysctl -qw net.ipv4.ip_forward=1
+mac() { ip netns exec "$1" cat "/sys/class/net/$2/address" | tr ':' '-'; }
+
+stop_pid() { kill "$1" 2>/dev/null || true; }
+ip netns exec "$S" "$SW" $K 100000000 "p1:$(mac "$H1" c1):10.77.1.1" "p2:$(mac "$H2" c2):10.77.2.1" \
+	>"$tmp/sw.out" 2>&1 &
+SWPID=$!
+t_cleanup stop_pid "$SWPID"
+for _ in $(seq 50); do grep -q ready "$tmp/sw.out" && break; sleep 0.1; done
+grep -q ready "$tmp/sw.out" || { t_fail "cosy: switch program attached" "$(cat "$tmp/sw.out")"; exit 1; }
+
+ip netns exec "$H2" "$D" --json cosy serve --bind 10.77.2.1 -n $N -k $K --run-ms 10000 >"$tmp/serve.json" 2>&1 &
+SERVE=$!
+t_cleanup stop_pid "$SERVE"
+sleep 0.3
+jqs "cosy: $N messages of 64000 B from h1 to h2 through the switch complete" \
+	".complete == $N and .done == $N" \
+	ip netns exec "$H1" "$D" --json cosy send --to 10.77.2.1 -n $N -k $K --run-ms 10000
+wait "$SERVE"
+jqv "cosy: h2 received $N" "$(cat "$tmp/serve.json")" ".received == $N and .failed == 0"
+kill "$SWPID"
+wait "$SWPID"
+jqv "cosy: the switch reserved and released one VL per message, forwarded every data packet, dropped nothing, holds none" \
+	"$(tail -n 1 "$tmp/sw.out")" \
+	".rsvps == $N and .released == $N and .data == $N * 46 and .drops == 0 and .vls_held == 0 and .rejects_made == 0"
+
+[ -z "${T_FAILED:-}" ]
