@@ -8,7 +8,10 @@
 # follow the label to h2; each complete frees its link.  Checks: every
 # message completes, the switch reserved and released one VL per message,
 # forwarded every data packet along a reservation, dropped nothing, and
-# holds no VL at the end.
+# holds no VL at the end.  Then the RSVP baseline's blocking (K = 1): h1
+# sends to h2 and h3 at once, the switch has one VL toward h1, so one
+# message completes and the other's rsvp becomes a reject to both ends —
+# the sender's copy cloned out toward h1 (reason "no virtual link").
 # shellcheck shell=bash
 source "$(dirname "$0")/../lib/test.sh"
 
@@ -21,37 +24,46 @@ D=$(realpath "$BUILD/dcbpf")
 SW=$(realpath "$BUILD/tools/cosysw")
 tmp=$(t_mktmp cosy-fab) || exit 1
 N=3 K=2
-H1=cosy-h1-$$ S=cosy-sw-$$ H2=cosy-h2-$$
+H1=cosy-h1-$$ S=cosy-sw-$$ H2=cosy-h2-$$ H3=cosy-h3-$$
 
 del_ns() { ip netns del "$1" 2>/dev/null || true; }
-for ns in "$H1" "$S" "$H2"; do
+for ns in "$H1" "$S" "$H2" "$H3"; do
 	ip netns add "$ns" || { t_fail "cosy: namespaces" "ip netns add $ns"; exit 1; }
 	t_cleanup del_ns "$ns"
 	ip -n "$ns" link set lo up
 done
 ip link add c1 netns "$H1" type veth peer name p1 netns "$S"
 ip link add c2 netns "$H2" type veth peer name p2 netns "$S"
+ip link add c3 netns "$H3" type veth peer name p3 netns "$S"
+ip -n "$H3" addr add 10.77.3.1/24 dev c3
+ip -n "$S" addr add 10.77.3.254/24 dev p3
 ip -n "$H1" addr add 10.77.1.1/24 dev c1
 ip -n "$H2" addr add 10.77.2.1/24 dev c2
 ip -n "$S" addr add 10.77.1.254/24 dev p1
 ip -n "$S" addr add 10.77.2.254/24 dev p2
-for l in "$H1 c1" "$H2 c2" "$S p1" "$S p2"; do
+for l in "$H1 c1" "$H2 c2" "$H3 c3" "$S p1" "$S p2" "$S p3"; do
 	# shellcheck disable=SC2086
 	set -- $l
 	ip -n "$1" link set "$2" up
 done
 ip -n "$H1" route add default via 10.77.1.254
 ip -n "$H2" route add default via 10.77.2.254
+ip -n "$H3" route add default via 10.77.3.254
 ip netns exec "$S" sysctl -qw net.ipv4.ip_forward=1
 mac() { ip netns exec "$1" cat "/sys/class/net/$2/address" | tr ':' '-'; }
 
 stop_pid() { kill "$1" 2>/dev/null || true; }
-ip netns exec "$S" "$SW" $K 100000000 "p1:$(mac "$H1" c1):10.77.1.1" "p2:$(mac "$H2" c2):10.77.2.1" \
-	>"$tmp/sw.out" 2>&1 &
-SWPID=$!
-t_cleanup stop_pid "$SWPID"
-for _ in $(seq 50); do grep -q ready "$tmp/sw.out" && break; sleep 0.1; done
-grep -q ready "$tmp/sw.out" || { t_fail "cosy: switch program attached" "$(cat "$tmp/sw.out")"; exit 1; }
+switch() { # K DELTA_COSY_NS OUT: the program on the three switch ports
+	local out=$3
+	ip netns exec "$S" "$SW" "$1" "$2" "p1:$(mac "$H1" c1):10.77.1.1" "p2:$(mac "$H2" c2):10.77.2.1" \
+		"p3:$(mac "$H3" c3):10.77.3.1" >"$out" 2>&1 &
+	SWPID=$!
+	t_cleanup stop_pid "$SWPID"
+	for _ in $(seq 50); do grep -q ready "$out" && break; sleep 0.1; done
+	grep -q ready "$out" || { t_fail "cosy: switch program attached (K $1)" "$(cat "$out")"; exit 1; }
+}
+# δ_cosy at the switch: 100 ms (a 64000-byte message takes about 1 ms)
+switch $K 100000000 "$tmp/sw.out"
 
 ip netns exec "$H2" "$D" --json cosy serve --bind 10.77.2.1 -n $N -k $K --run-ms 10000 >"$tmp/serve.json" 2>&1 &
 SERVE=$!
@@ -67,5 +79,31 @@ wait "$SWPID"
 jqv "cosy: the switch reserved and released one VL per message, forwarded every data packet, dropped nothing, holds none" \
 	"$(tail -n 1 "$tmp/sw.out")" \
 	".rsvps == $N and .released == $N and .data == $N * 46 and .drops == 0 and .vls_held == 0 and .rejects_made == 0"
+
+# K = 1: two messages from h1 at once, one VL toward h1.  Each takes 512 ms
+# on the wire (6.4 MB at 100 Mb/s), so the two overlap even when the second
+# sender starts late (an emulated guest).
+switch 1 3000000000 "$tmp/sw1.out"
+for h in "$H2:10.77.2.1:2" "$H3:10.77.3.1:3"; do
+	IFS=: read -r ns ip n <<<"$h"
+	ip netns exec "$ns" "$D" --json cosy serve --bind "$ip" -n 1 -k 1 --delta-ns 3000000000 --run-ms 6000 >"$tmp/serve$n.json" 2>&1 &
+	t_cleanup stop_pid $!
+done
+sleep 0.3
+for n in 2 3; do
+	ip netns exec "$H1" "$D" --json cosy send --to 10.77.$n.1 -n 1 -k 1 -s 6400000 -B 100000 \
+		--delta-ns 3000000000 --run-ms 6000 \
+		>"$tmp/send$n.json" 2>&1 &
+	eval "SEND$n=\$!"
+done
+wait "$SEND2" "$SEND3"
+jqv "cosy K=1: one message completes, the other is rejected for want of a virtual link (reason 1)" \
+	"$(jq -s '[.[].messages[]]' "$tmp/send2.json" "$tmp/send3.json")" \
+	'([.[] | .status] | sort) == ["complete", "reject"] and ([.[] | select(.status == "reject") | .reason] == [1])'
+kill "$SWPID"
+wait "$SWPID"
+jqv "cosy K=1: the switch made one reject and cloned its sender copy out, freed the winner's VL, holds none" \
+	"$(tail -n 1 "$tmp/sw1.out")" \
+	'.rsvps == 1 and .rejects_made == 1 and .rejects_to_sender == 1 and .released == 1 and .drops == 0 and .vls_held == 0'
 
 [ -z "${T_FAILED:-}" ]

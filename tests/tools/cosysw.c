@@ -136,9 +136,10 @@ int main(int argc, char **argv)
 	}
 	for (int d = 0; d < DC_COSY_D_MAX; d++)
 		drops += st.drop[d];
-	printf("{\"pkts\": %llu, \"rsvps\": %llu, \"rejects_made\": %llu, \"released\": %llu, \"data\": %llu, "
-	       "\"passed\": %llu, \"drops\": %llu, \"vls_held\": %llu}\n",
+	printf("{\"pkts\": %llu, \"rsvps\": %llu, \"rejects_made\": %llu, \"rejects_to_sender\": %llu, "
+	       "\"released\": %llu, \"data\": %llu, \"passed\": %llu, \"drops\": %llu, \"vls_held\": %llu}\n",
 	       (unsigned long long)st.pkts, (unsigned long long)st.rsvps, (unsigned long long)st.rejects_made,
+	       (unsigned long long)st.rejects_to_sender,
 	       (unsigned long long)st.released, (unsigned long long)st.data, (unsigned long long)st.passed,
 	       (unsigned long long)drops, (unsigned long long)held);
 	for (__u32 p = 0; p < nports; p++) {
