@@ -19,8 +19,47 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* Largest hop queue of the newest stack echoed to this sender for the flow
+ * (0: none yet). */
+static __always_inline __u32 dc_int_echo_qmax(const struct dc_flow_key *key)
+{
+	struct dc_int_stack *st = bpf_map_lookup_elem(&dc_int_flows, key);
+	__u32 i, q = 0;
+
+	if (!st)
+		return 0;
+	for (i = 0; i < DC_INT_MAX_HOPS; i++)
+		if (i < st->nhops && st->hop[i].qlen_bytes > q)
+			q = st->hop[i].qlen_bytes;
+	return q;
+}
+
+/* Sampling (dc_int_sample_due): true when this segment gets the option;
+ * records the time for the flow. */
+static __always_inline bool dc_int_sampled_in(const struct dc_pkt *p, const struct dc_int_dst_cfg *cfg)
+{
+	struct dc_int_samp fresh = {}, *s;
+	struct dc_flow_key key;
+	__u64 now = bpf_ktime_get_ns();
+
+	dc_key_fwd(p, &key);
+	s = bpf_map_lookup_elem(&dc_int_samp, &key);
+	if (!dc_int_sample_due(cfg, now, s ? s->tagged_ns : 0, dc_int_echo_qmax(&key))) {
+		DC_COUNT(dc_int_stats, src_sampled_out);
+		return false;
+	}
+	if (s) {
+		s->tagged_ns = now;
+	} else {
+		fresh.tagged_ns = now;
+		bpf_map_update_elem(&dc_int_samp, &key, &fresh, BPF_ANY);
+	}
+	return true;
+}
+
 /*
- * Source: reserve empty slots on a data segment to a configured prefix.
+ * Source: reserve empty slots on a data segment to a configured prefix
+ * (on a sampled subset when the prefix says so).
  * A segment that already carries an Ethereal tag-only option (the path
  * tag was added before this program ran) gets the full option in its
  * place with the same P: the order of the two programs on the hook does
@@ -39,6 +78,9 @@ static __always_inline bool dc_int_source(struct __sk_buff *skb, const struct dc
 	cfg = bpf_map_lookup_elem(&dc_int_dst, &k);
 	if (!cfg)
 		return false;
+	/* a data segment not due: no option, and no echo either (it is data) */
+	if (cfg->sample_us && !dc_int_sampled_in(p, cfg))
+		return true;
 	len = dc_int_opt_len(cfg->slots);
 	grow = len;
 	if (p->ihl_bytes != DC_IP_BASE_LEN) {
@@ -53,7 +95,7 @@ static __always_inline bool dc_int_source(struct __sk_buff *skb, const struct dc
 	}
 	opt[0] = DC_INT_OPT_TYPE;
 	opt[1] = (__u8)len;
-	opt[2] = dc_int_b2(0);
+	opt[2] = dc_int_b2(cfg->sample_us ? DC_INT_FLAG_SAMPLED : 0);
 	opt[3] = dc_int_b3(0, path);
 	if (dc_opt_write(skb, p, opt, len, grow)) {
 		DC_COUNT(dc_int_stats, src_fail);
@@ -80,6 +122,12 @@ static __always_inline void dc_int_echo(struct __sk_buff *skb, const struct dc_p
 	rec = bpf_map_lookup_elem(&dc_int_sink, &key);
 	if (!rec || !rec->hops)
 		return;
+	/* a sampled flow: each stack rides back once, so the sender's
+	 * publication time says how fresh its telemetry is */
+	if ((rec->flags & DC_INT_FLAG_SAMPLED) && rec->echoed) {
+		DC_COUNT(dc_int_stats, echo_skipped);
+		return;
+	}
 	hops = rec->hops > DC_INT_WIRE_MAX_SLOTS ? DC_INT_WIRE_MAX_SLOTS : rec->hops;
 	len = dc_int_opt_len(hops);
 	grow = len;
@@ -108,6 +156,8 @@ static __always_inline void dc_int_echo(struct __sk_buff *skb, const struct dc_p
 		DC_COUNT(dc_int_stats, src_fail);
 		return;
 	}
+	if (rec->flags & DC_INT_FLAG_SAMPLED)
+		rec->echoed = 1;
 	DC_COUNT(dc_int_stats, echo_added);
 }
 

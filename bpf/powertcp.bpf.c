@@ -238,9 +238,11 @@ static __always_inline void dc_cc_on_ack(struct sock *sk, const struct rate_samp
 	a.min_rtt_us = dc_base_rtt_us(sk, &cfg, &key, a.rtt_us, a.now_us * DC_NSEC_PER_USEC);
 	if (cc == DC_CC_POWERTCP)
 		stack = bpf_map_lookup_elem(&dc_int_flows, &key);
-	if (stack && bpf_ktime_get_ns() - stack->updated_ns <=
-			     (__u64)cfg.int_stale_us * DC_NSEC_PER_USEC) {
+	__u64 age_ns = stack ? bpf_ktime_get_ns() - stack->updated_ns : 0;
+
+	if (stack && age_ns <= (__u64)cfg.int_stale_us * DC_NSEC_PER_USEC) {
 		DC_CTR_ADD(dc_cc_stats, stats, int_acks, 1);
+		DC_CTR_ADD(dc_cc_stats, stats, int_age_us, age_ns / DC_NSEC_PER_USEC);
 		updated = dc_powertcp_on_ack(st, &cfg, &a, stack);
 		nhops = stack->nhops;
 	} else {

@@ -31,6 +31,15 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } dc_int_sink SEC(".maps");
 
+/* Source side: when each sampled flow was last given the option. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, DC_FLOWS_MAX);
+	__type(key, struct dc_flow_key);
+	__type(value, struct dc_int_samp);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_int_samp SEC(".maps");
+
 /* Counters of the host INT programs. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

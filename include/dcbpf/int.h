@@ -6,7 +6,7 @@
  *
  *   0        1        2                 3
  *   +--------+--------+--------+--------+
- *   | type   | length |V V V E O F r r |H H H H P P P P|   base, 4 bytes
+ *   | type   | length |V V V E O S r r |H H H H P P P P|   base, 4 bytes
  *   +--------+--------+--------+--------+
  *   | hop 0: 64-bit big-endian word     |   8 bytes per slot
  *   | ...                               |
@@ -16,6 +16,8 @@
  *   V      version (3 bits) = DC_INT_VERSION
  *   E      echo: the stack rides back to the sender; switches skip it
  *   O      overflow: the path had more hops than slots
+ *   S      sampled: the source gives INT to a subset of the flow's data
+ *          segments, so the sink echoes each stack once (docs/int.md)
  *   H      hops filled so far (the pointer to the next free slot)
  *   P      path id (Ethereal's path tag, 0 = none)
  *
@@ -49,7 +51,8 @@
 
 #define DC_INT_FLAG_ECHO 0x10
 #define DC_INT_FLAG_OVERFLOW 0x08
-#define DC_INT_FLAG_MASK 0x18
+#define DC_INT_FLAG_SAMPLED 0x04
+#define DC_INT_FLAG_MASK 0x1c
 
 /* Field widths and units of a hop word. */
 #define DC_INT_RATE_BITS 4
@@ -179,6 +182,28 @@ DC_INLINE void dc_int_hop_decode(__u64 w, const struct dc_int_hop *prev,
 		out->ts_ns = ts_units * DC_INT_TS_UNIT_NS + DC_INT_TS_WRAP_NS;
 		out->tx_bytes = tx_units * DC_INT_TX_UNIT_BYTES;
 	}
+}
+
+/*
+ * Sampled telemetry (docs/int.md, "Sampling"): does a data segment of a
+ * flow get the option?  With sample_us = 0, every one (unsampled).
+ * Otherwise the flow's first, then one at least sample_us after the last
+ * one tagged, and every one while the newest stack echoed to this sender
+ * shows a queue above sample_qlen_bytes at some hop: a moving queue is when
+ * PowerTCP's law wants every sample (Addanki thesis Alg. 1 runs per ACK).
+ * An untagged segment keeps GSO and GRO batching (the kernel segments a
+ * grown GSO packet in software and does not merge segments with options).
+ * last_ns: when the flow was last tagged (0: never); max_qlen_bytes: the
+ * largest hop queue of its newest echo (0: none).
+ */
+DC_INLINE int dc_int_sample_due(const struct dc_int_dst_cfg *cfg, __u64 now_ns, __u64 last_ns,
+				__u32 max_qlen_bytes)
+{
+	if (!cfg->sample_us || !last_ns)
+		return 1;
+	if (cfg->sample_qlen_bytes && max_qlen_bytes > cfg->sample_qlen_bytes)
+		return 1;
+	return now_ns - last_ns >= (__u64)cfg->sample_us * DC_NSEC_PER_USEC;
 }
 
 /* Base header accessors (byte 2 and 3). */

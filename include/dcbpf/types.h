@@ -108,7 +108,10 @@ struct dc_cc_flow {
 	X(hai_increases, 0, "",						\
 	  "TIMELY increases in hyper-active mode (N = 5 steps).")		\
 	X(rate_decreases, 0, "",						\
-	  "TIMELY rate decreases (above T_high or gradient > 0).")
+	  "TIMELY rate decreases (above T_high or gradient > 0).")		\
+	X(int_age_us, 0, "int_echo_age",					\
+	  "Sum over int_acks of the age of the newest echoed stack, in "	\
+	  "microseconds (over int_acks: the telemetry's mean freshness).")
 
 struct dc_cc_counters {
 	DC_CC_COUNTERS(DC_CTR_FIELD)
@@ -163,6 +166,17 @@ struct dc_int_dst_key {
 struct dc_int_dst_cfg {
 	__u32 slots;		/* hop slots to reserve, 1 … 4 */
 	__u32 flags;		/* reserved, 0 */
+	/* Sampling (docs/int.md, "Sampling"): 0 = every data segment; else the
+	 * option on at most one data segment per flow per sample_us ... */
+	__u32 sample_us;
+	/* ... except while the flow's newest echo shows a hop queue above
+	 * sample_qlen_bytes (0 = never): then on every segment. */
+	__u32 sample_qlen_bytes;
+};
+
+/* A sampled flow at its source (dc_int_samp, key dc_flow_key). */
+struct dc_int_samp {
+	__u64 tagged_ns;	/* host time of the last segment given the option */
 };
 
 /* What the sink keeps per flow for the echo (dc_int_sink, key =
@@ -172,7 +186,7 @@ struct dc_int_sink_rec {
 	__u32 hops;		/* filled hops */
 	__u32 flags;		/* DC_INT_FLAG_* of the data packet */
 	__u32 path;
-	__u32 pad;
+	__u32 echoed;		/* sampled flow: this stack rode back already */
 	__u64 hop_word[DC_INT_MAX_HOPS];
 };
 
@@ -203,7 +217,11 @@ struct dc_int_sink_rec {
 	  "Ethereal tag-only options stripped at the receiver.")		\
 	X(transit_tag, 0, "", "Ethereal tag-only options a switch left alone.") \
 	X(src_tag_grown, 0, "",							\
-	  "Ethereal tag-only options grown into INT at the source, path tag kept.")
+	  "Ethereal tag-only options grown into INT at the source, path tag kept.") \
+	X(src_sampled_out, 0, "",						\
+	  "Data segments of sampled flows sent without INT: no sample due.")	\
+	X(echo_skipped, 0, "",							\
+	  "Segments of sampled flows sent without an echo: the stack rode back.")
 
 struct dc_int_counters {
 	DC_INT_COUNTERS(DC_CTR_FIELD)

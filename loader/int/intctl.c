@@ -7,7 +7,7 @@
  *                                        ingress = sink + publication for PowerTCP
  *   int detach [--netns NS] IFACE...
  *   int switch attach|detach NAME        transit hop on every port of switch NAME
- *   int dst add PREFIX [--slots N] | del PREFIX | list
+ *   int dst add PREFIX [--slots N] [--sample-us U [--sample-qlen-bytes B]] | del PREFIX | list
  *   int status                           counters, destinations
  *
  * Host programs share the daemon's pin dir, so the sender's ingress
@@ -265,6 +265,8 @@ static int switch_cmd(struct dc_ctx *ctx, int argc, char **argv)
 struct dst_args {
 	const char *prefix;
 	__u32 slots;
+	__u32 sample_us;
+	__u32 sample_qlen_bytes;
 };
 
 static int open_dst(const char *pin_dir, struct dc_err *err)
@@ -286,13 +288,16 @@ static int dst_change(struct dc_ctx *ctx, int argc, char **argv)
 	bool add = !strcmp(ctx->cmd->name, "add");
 	const struct dst_args *a = ctx->opts;
 	struct dc_int_dst_key k = {};
-	struct dc_int_dst_cfg v = { .slots = a->slots };
+	struct dc_int_dst_cfg v = { .slots = a->slots, .sample_us = a->sample_us,
+				    .sample_qlen_bytes = a->sample_qlen_bytes };
 	int fd, rc = EXIT_OK;
 
 	(void)argc;
 	(void)argv;
 	if (dc_prefix_parse(a->prefix, &k.addr, &k.prefixlen, &ctx->err))
 		return EXIT_USAGE;
+	if (add && a->sample_qlen_bytes && !a->sample_us)
+		return dc_fail(ctx, EXIT_USAGE, "--sample-qlen-bytes needs --sample-us (it ends sampling while a queue is up)");
 	fd = open_dst(ctx->pin_dir, &ctx->err);
 	if (fd < 0)
 		return EXIT_ERR;
@@ -303,8 +308,11 @@ static int dst_change(struct dc_ctx *ctx, int argc, char **argv)
 		return rc;
 	jw_obj(&ctx->jw, NULL);
 	jw_str(&ctx->jw, add ? "added" : "deleted", a->prefix);
-	if (add)
+	if (add) {
 		jw_u64(&ctx->jw, "slots", v.slots);
+		jw_u64(&ctx->jw, "sample_us", v.sample_us);
+		jw_u64(&ctx->jw, "sample_qlen_bytes", v.sample_qlen_bytes);
+	}
 	jw_end_obj(&ctx->jw);
 	jw_done(&ctx->jw);
 	return EXIT_OK;
@@ -329,7 +337,12 @@ static void dst_list(struct dc_ctx *ctx, int fd, const char *key)
 				jw_obj(&ctx->jw, NULL);
 				jw_str(&ctx->jw, "prefix", p);
 				jw_u64(&ctx->jw, "slots", v.slots);
+				jw_u64(&ctx->jw, "sample_us", v.sample_us);
+				jw_u64(&ctx->jw, "sample_qlen_bytes", v.sample_qlen_bytes);
 				jw_end_obj(&ctx->jw);
+			} else if (v.sample_us) {
+				fprintf(ctx->out, "%s slots %u sample_us %u sample_qlen_bytes %u\n", p, v.slots,
+					v.sample_us, v.sample_qlen_bytes);
 			} else {
 				fprintf(ctx->out, "%s slots %u\n", p, v.slots);
 			}
@@ -496,6 +509,12 @@ static const struct dc_opt dst_add_opts[] = {
 	{ "slots", 0, DC_OPT_U64, DC_FIELD(struct dst_args, slots), "N",
 	  .help = "hop slots to carry (40 bytes of IPv4 options hold 4 hops)",
 	  .def = STR(DC_INT_WIRE_MAX_SLOTS), .umin = 1, .umax = DC_INT_WIRE_MAX_SLOTS },
+	{ "sample-us", 0, DC_OPT_U64, DC_FIELD(struct dst_args, sample_us), "U",
+	  .help = "INT on at most one data segment per flow per U µs (docs/int.md, \"Sampling\"); "
+		  "0 = every segment", .def = "0", .umin = 0, .umax = 1000000 },
+	{ "sample-qlen-bytes", 0, DC_OPT_U64, DC_FIELD(struct dst_args, sample_qlen_bytes), "B",
+	  .help = "with --sample-us: every segment while the flow's newest echo shows a hop queue above B",
+	  .def = "0", .umin = 0, .umax = 1U << 30 },
 	{ NULL },
 };
 

@@ -53,6 +53,12 @@ const struct dc_param dc_params[] = {
 	  "network namespace (name in /var/run/netns) of those interfaces; empty = the daemon's own" },
 	{ "destinations", DC_SCOPE_INT, DC_K_PREFIXES, IOFF(destinations), 0, 0, "-",
 	  "IPv4 prefixes whose traffic carries INT, each A.B.C.D/LEN[:SLOTS] (hop slots 1-4, default 4)" },
+	{ "sample_us", DC_SCOPE_INT, DC_K_U32, IOFF(sample_us), 0, 1000000, "µs",
+	  "INT on at most one data segment per flow per this interval, for those destinations; "
+	  "0 = every segment (keep it below int_stale_us less an RTT)" },
+	{ "sample_qlen_bytes", DC_SCOPE_INT, DC_K_U32, IOFF(sample_qlen_bytes), 0, 1U << 30, "bytes",
+	  "with sample_us: INT on every segment while the flow's newest echo shows a hop queue "
+	  "above this; 0 = never" },
 	{ "gamma", DC_SCOPE_CC, DC_K_Q16, COFF(gamma_q16), 1, (__u32)DC_Q16_ONE, "-",
 	  "EWMA weight of the window update (γ); 1 = jump to the target window" },
 	{ "base_rtt_us", DC_SCOPE_CC, DC_K_U32, COFF(base_rtt_us), 0, 1000000, "µs",

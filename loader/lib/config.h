@@ -66,6 +66,8 @@ struct dc_int_cfg {
 	char interfaces[DC_IFLIST_LEN];		/* fnmatch globs; "" = none */
 	char netns[DC_NETNS_LEN];		/* name in /var/run/netns; "" = own */
 	char destinations[DC_DSTLIST_LEN];	/* A.B.C.D/LEN[:SLOTS] */
+	__u32 sample_us;			/* dc_int_dst_cfg.sample_us of each */
+	__u32 sample_qlen_bytes;		/* dc_int_dst_cfg.sample_qlen_bytes */
 };
 
 struct dc_config {

@@ -22,6 +22,7 @@ f.slots    = ProtoField.uint8("dcbpf_int.slots", "Slots")
 f.version  = ProtoField.uint8("dcbpf_int.version", "Version")
 f.echo     = ProtoField.bool("dcbpf_int.echo", "Echo (stack returning to its sender)")
 f.overflow = ProtoField.bool("dcbpf_int.overflow", "Overflow (more hops than slots)")
+f.sampled  = ProtoField.bool("dcbpf_int.sampled", "Sampled (the source tags a subset; echoed once)")
 f.hops     = ProtoField.uint8("dcbpf_int.hops", "Hops filled")
 f.path     = ProtoField.uint8("dcbpf_int.path", "Path id")
 f.hop      = ProtoField.uint8("dcbpf_int.hop", "Hop")
@@ -56,14 +57,14 @@ function int.dissector(tvb, pinfo, tree)
 	-- math.floor: an integer in 5.4 even where TvbRange:uint() hands a float
 	local len = math.floor(tvb(opt + 1, 1):uint())
 	local b2, b3 = tvb(opt + 2, 1):uint(), tvb(opt + 3, 1):uint()
-	local version, flags, hops, path = bits(b2, 5, 3), bits(b2, 3, 2), bits(b3, 4, 4), bits(b3, 0, 4)
+	local version, flags, hops, path = bits(b2, 5, 3), bits(b2, 2, 3), bits(b3, 4, 4), bits(b3, 0, 4)
 	local t = tree:add(int, tvb(opt, math.min(len, tvb:len() - opt)))
 	t:add(f.length, tvb(opt + 1, 1), len)
 	if len == 4 and opt + 4 <= off + hl.value then
 		-- Ethereal's tag-only form: no slots, the path tag in P (docs/ethereal.md)
 		t:add(f.version, tvb(opt + 2, 1), version)
 		if flags ~= 0 then
-			t:add(f.bad, tvb(opt + 2, 1), "tag-only option with echo or overflow set")
+			t:add(f.bad, tvb(opt + 2, 1), "tag-only option with echo, overflow or sampled set")
 		end
 		t:add(f.path, tvb(opt + 3, 1), path)
 		if hops ~= 0 then
@@ -82,6 +83,7 @@ function int.dissector(tvb, pinfo, tree)
 	t:add(f.version, tvb(opt + 2, 1), version)
 	t:add(f.echo, tvb(opt + 2, 1), echo)
 	t:add(f.overflow, tvb(opt + 2, 1), bits(b2, 3, 1) ~= 0)
+	t:add(f.sampled, tvb(opt + 2, 1), bits(b2, 2, 1) ~= 0)
 	t:add(f.hops, tvb(opt + 3, 1), hops)
 	t:add(f.path, tvb(opt + 3, 1), path)
 	if hops > slots then

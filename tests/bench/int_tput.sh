@@ -6,6 +6,9 @@
 #   int_throughput_ratio            on ÷ off at 1 Gbit/s
 #   int_throughput_ratio_cpu_bound  on ÷ off at 10 Gbit/s
 #   int_tput_{off,on}_{1g,10g}_mbps
+# and the same with sampled telemetry (docs/int.md, "Sampling": the option
+# on one data segment per flow per INT_SAMPLE_US, 100 by default) as
+# int_sampled_*.
 # docs/int.md ("Cost") says where the CPU-bound difference comes from.
 # shellcheck shell=bash
 set -u
@@ -39,6 +42,8 @@ read -r off1 off10 <<<"$(both)"
 } >&2 || exit 1
 read -r on1 on10 <<<"$(both)"
 added=$("${D[@]}" int status | sed -n 's/^hosts: src_added \([0-9]*\).*/\1/p')
+"${D[@]}" int dst add "$FAB_RECV_IP/32" --sample-us "${INT_SAMPLE_US:-100}" >&2 || exit 1
+read -r s1 s10 <<<"$(both)"
 {
 	"${D[@]}" int detach --netns "${FAB_SENDERS[0]}" "${FAB_SENDER_DEVS[0]}"
 	"${D[@]}" int detach --netns "$FAB_RECV" "$FAB_RECV_DEV"
@@ -49,3 +54,4 @@ if [ "${added:-0}" -eq 0 ]; then
 	exit 1
 fi
 bench_tput_figs int "$off1" "$on1" "$off10" "$on10"
+bench_tput_figs int_sampled "$off1" "$s1" "$off10" "$s10"

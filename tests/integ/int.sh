@@ -178,6 +178,37 @@ bad=$(echo "$fields" | awk -F'\t' '$5 == 0' | wc -l)
 	t_fail "int: tshark decodes echoes with both hops" "$echoes matching"
 [ "$bad" = 0 ] && t_pass "int: every captured IP checksum is valid" || t_fail "int: every captured IP checksum is valid" "$bad bad"
 
+# --- sampled telemetry: one data segment per flow per 200 µs (docs/int.md) --
+istat() { bpftool map dump pinned "$DCBPFD_PIN/dc_int_stats" -j | jq ".[0].formatted.value.$1"; }
+t_check "int: sampled destination configured" "${D[@]}" int dst add 10.78.0.1/32 --sample-us 200
+lst=$("${D[@]}" int dst list 2>&1)
+grep -q '^10.78.0.1/32 slots 4 sample_us 200 sample_qlen_bytes 0$' <<<"$lst" &&
+	t_pass "int: dst list shows the sampling" || t_fail "int: dst list shows the sampling" "$lst"
+a0=$(istat src_added) o0=$(istat src_sampled_out) k0=$(istat echo_skipped)
+ia0=$(stat_of 0 int_acks) fb0=$(stat_of 0 theta_fallback) ag0=$(stat_of 0 int_age_us)
+fabric_exec "${SENDERS[0]}" iperf3 -c 10.78.0.1 -p 5202 -t 2 -C powertcp -J >"$OUT/int_sampled.json" 2>&1
+a1=$(istat src_added) o1=$(istat src_sampled_out) k1=$(istat echo_skipped)
+ia1=$(stat_of 0 int_acks) fb1=$(stat_of 0 theta_fallback) ag1=$(stat_of 0 int_age_us)
+added=$((a1 - a0)) out=$((o1 - o0)) ia=$((ia1 - ia0)) fb=$((fb1 - fb0))
+mbps=$(jq '.end.sum_received.bits_per_second / 1e6 | floor' "$OUT/int_sampled.json" 2>/dev/null || echo 0)
+# Segments and GSO packets both count once: most go out without the option.
+[ "$out" -gt $((2 * added)) ] && [ "$added" -gt 0 ] &&
+	t_pass "int: sampled: $added data packets tagged, $out sent without INT" ||
+	t_fail "int: sampled: most data packets untagged" "added $added, sampled out $out"
+[ "$((k1 - k0))" -gt 0 ] && t_pass "int: sampled: the sink echoes each stack once ($((k1 - k0)) segments without a repeat)" ||
+	t_fail "int: sampled: echo once" "echo_skipped $k0 → $k1"
+# The law stays on INT: fallback only before the first echo of the flow.
+if [ "$ia" -gt 0 ] && [ "$fb" -le $((ia / 10 + 5)) ]; then
+	t_pass "int: sampled: powertcp stays on its INT law ($ia INT ACKs, $fb θ fallbacks)"
+else
+	t_fail "int: sampled: powertcp stays on its INT law" "$ia INT ACKs, $fb θ fallbacks"
+fi
+age=$(( ia > 0 ? (ag1 - ag0) / ia : -1 ))
+[ "$age" -ge 0 ] && [ "$age" -lt 2000 ] && t_pass "int: sampled: telemetry age at the CC, mean $age µs (< int_stale_us 2000)" ||
+	t_fail "int: sampled: telemetry age at the CC" "mean $age µs"
+[ "${mbps:-0}" -ge $((R2 / 5)) ] && t_pass "int: sampled: powertcp moves data ($mbps of $R2 Mbit/s)" ||
+	t_fail "int: sampled: powertcp moves data" "${mbps:-0} Mbit/s"
+
 # --- without INT for the destination: θ law, counted -----------------------
 "${D[@]}" int dst del 10.78.0.1/32
 fb0=$(stat_of 0 theta_fallback)

@@ -63,8 +63,19 @@ out=$("${D[@]}" int dst list)
 [ "$(echo "$out" | sort)" = "$(printf '10.1.0.0/16 slots 2\n10.2.0.0/24 slots 4')" ] &&
 	t_pass "int cli: dst list as text" || t_fail "int cli: dst list as text" "$out"
 out=$("${D[@]}" int dst list --json)
-echo "$out" | jq -e 'sort_by(.prefix) == [{"prefix": "10.1.0.0/16", "slots": 2}, {"prefix": "10.2.0.0/24", "slots": 4}]' >/dev/null &&
+echo "$out" | jq -e 'sort_by(.prefix) == [{"prefix": "10.1.0.0/16", "slots": 2, "sample_us": 0, "sample_qlen_bytes": 0},
+	{"prefix": "10.2.0.0/24", "slots": 4, "sample_us": 0, "sample_qlen_bytes": 0}]' >/dev/null &&
 	t_pass "int cli: dst list --json" || t_fail "int cli: dst list --json" "$out"
+out=$("${D[@]}" --json int dst add 10.3.0.0/16 --sample-us 250 --sample-qlen-bytes 8000)
+echo "$out" | jq -e '.added == "10.3.0.0/16" and .sample_us == 250 and .sample_qlen_bytes == 8000' >/dev/null &&
+	"${D[@]}" int dst list | grep -qx '10.3.0.0/16 slots 4 sample_us 250 sample_qlen_bytes 8000' &&
+	t_pass "int cli: dst add --sample-us --sample-qlen-bytes, shown by dst list" || t_fail "int cli: sampled dst" "$out"
+out=$("${D[@]}" int dst add 10.4.0.0/16 --sample-qlen-bytes 8000 2>&1)
+rc=$?
+[ $rc = 2 ] && grep -q -- '--sample-qlen-bytes needs --sample-us' <<<"$out" && ! "${D[@]}" int dst list | grep -q '^10.4.0.0/16' &&
+	t_pass "int cli: --sample-qlen-bytes without --sample-us refused (exit 2), nothing written" ||
+	t_fail "int cli: --sample-qlen-bytes alone" "rc=$rc: $out"
+"${D[@]}" int dst del 10.3.0.0/16
 out=$("${D[@]}" --json int status)
 echo "$out" | jq -e '(.hosts.counters | has("src_added") and has("src_tag_grown")) and (.destinations | length == 2)' >/dev/null &&
 	t_pass "int cli: status --json: host counters, destinations" || t_fail "int cli: status --json" "$out"

@@ -179,6 +179,81 @@ static void test_roundtrip(void)
 }
 
 /*
+ * Sampling (docs/int.md, "Sampling"): to a destination with sample_us, a
+ * flow's first data segment gets the option with S set, the next ones
+ * within sample_us do not (and are not touched at all), one after it does;
+ * every one does while the flow's newest echo shows a queue above
+ * sample_qlen_bytes; the sink echoes a sampled stack once, and again after
+ * a new one arrived.  Another flow is sampled on its own.
+ */
+static void test_sampling(void)
+{
+	int out_fd = bpf_program__fd(skel->progs.dc_int_hout);
+	int in_fd = bpf_program__fd(skel->progs.dc_int_hin);
+	struct dc_int_dst_key dk = { .prefixlen = 32 };
+	struct dc_int_dst_cfg dv = { .slots = 2, .sample_us = 20000, .sample_qlen_bytes = 10000 };
+	struct dc_flow_key fk = { .family = 2, .sport = 41000, .dport = 5201 };
+	struct dc_int_hop_in h = { .rate_mbps = 1000, .qlen_bytes = 640, .ts_ns = 9000000, .tx_bytes = 64000 };
+	struct dc_int_counters c0 = counters(), c1;
+	struct pkt d, a, b, ack, e, other;
+	struct dc_int_stack st = {};
+
+	inet_pton(AF_INET, "10.0.0.3", &dk.addr);
+	bpf_map_update_elem(bpf_map__fd(skel->maps.dc_int_dst), &dk, &dv, BPF_ANY);
+	inet_pton(AF_INET, "10.0.0.1", &fk.saddr[0]);
+	inet_pton(AF_INET, "10.0.0.3", &fk.daddr[0]);
+	build(&d, "10.0.0.1", "10.0.0.3", 41000, 5201, 1000, NULL, 0, 6);
+
+	run(out_fd, &d, &a, 0, NULL);
+	CHECK_EQ("int sampling: a flow's first segment gets the option", a.len, d.len + 20);
+	CHECK("int sampling: ... with the S flag", a.b[36] & DC_INT_FLAG_SAMPLED, "b2=%#x", a.b[36]);
+	run(out_fd, &d, &b, 0, NULL);
+	CHECK("int sampling: the next one within sample_us passes untouched",
+	      b.len == d.len && !memcmp(b.b, d.b, d.len), "len %u", b.len);
+	build(&other, "10.0.0.1", "10.0.0.3", 41001, 5201, 1000, NULL, 0, 6);
+	run(out_fd, &other, &b, 0, NULL);
+	CHECK_EQ("int sampling: another flow is sampled on its own (its first gets it)", b.len, other.len + 20);
+	c1 = counters();
+	CHECK_EQ("int sampling: src_sampled_out counts the untouched one", c1.src_sampled_out - c0.src_sampled_out, 1);
+	CHECK_EQ("int sampling: src_added counts the two tagged", c1.src_added - c0.src_added, 2);
+	usleep(25000);
+	run(out_fd, &d, &b, 0, NULL);
+	CHECK_EQ("int sampling: after sample_us the flow is tagged again", b.len, d.len + 20);
+
+	/* a moving queue: the newest echo shows 12800 B > 10000 at a hop */
+	st.nhops = 1;
+	st.hop[0].qlen_bytes = 12800;
+	st.updated_ns = 1;
+	bpf_map_update_elem(bpf_map__fd(skel->maps.dc_int_flows), &fk, &st, BPF_ANY);
+	run(out_fd, &d, &b, 0, NULL);
+	CHECK_EQ("int sampling: a hop queue above sample_qlen_bytes: every segment (1)", b.len, d.len + 20);
+	run(out_fd, &d, &b, 0, NULL);
+	CHECK_EQ("int sampling: a hop queue above sample_qlen_bytes: every segment (2)", b.len, d.len + 20);
+	st.hop[0].qlen_bytes = 9600;
+	bpf_map_update_elem(bpf_map__fd(skel->maps.dc_int_flows), &fk, &st, BPF_ANY);
+	run(out_fd, &d, &b, 0, NULL);
+	CHECK("int sampling: the queue below it again: back to one per sample_us",
+	      b.len == d.len, "len %u vs %u", b.len, d.len);
+
+	/* the sink: a sampled stack is echoed once */
+	fill_hop(&a, &h);
+	run(in_fd, &a, &b, 0, NULL);
+	build(&ack, "10.0.0.3", "10.0.0.1", 5201, 41000, 0, NULL, 0, 6);
+	c0 = counters();
+	run(out_fd, &ack, &e, 0, NULL);
+	CHECK_EQ("int sampling: the first ACK after a sampled stack carries the echo (1 hop)", e.len, ack.len + 12);
+	run(out_fd, &ack, &e, 0, NULL);
+	CHECK("int sampling: the next ACK does not (each stack rides back once)",
+	      e.len == ack.len && !memcmp(e.b, ack.b, ack.len), "len %u", e.len);
+	c1 = counters();
+	CHECK_EQ("int sampling: echo_skipped counts it", c1.echo_skipped - c0.echo_skipped, 1);
+	run(in_fd, &a, &b, 0, NULL);	/* a new stack arrives */
+	run(out_fd, &ack, &e, 0, NULL);
+	CHECK_EQ("int sampling: after a new stack, the next ACK echoes again", e.len, ack.len + 12);
+	CHECK("int sampling: the echo does not carry S", !(e.b[36] & DC_INT_FLAG_SAMPLED), "b2=%#x", e.b[36]);
+}
+
+/*
  * test_run cannot build a TCP GSO skb (it sets gso_size but no gso_type),
  * which is the one GSO kind the kernel lets BPF grow.  So the fixture pins
  * the rule for a GSO packet the kernel refuses: untouched and counted.
@@ -441,6 +516,7 @@ int main(void)
 	printf("PASS: int prog: transit program verifies and loads\n");
 	add_dst("10.0.0.2", 4);
 	test_roundtrip();
+	test_sampling();
 	test_gso();
 	test_passthrough();
 	test_malformed();

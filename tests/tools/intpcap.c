@@ -113,6 +113,7 @@ static void full(unsigned int slots, uint8_t flags, unsigned int hops, unsigned 
 	expect("version", DC_INT_VERSION, OPT_POS + 2, 1);
 	expect("echo", !!(flags & DC_INT_FLAG_ECHO), OPT_POS + 2, 1);
 	expect("overflow", !!(flags & DC_INT_FLAG_OVERFLOW), OPT_POS + 2, 1);
+	expect("sampled", !!(flags & DC_INT_FLAG_SAMPLED), OPT_POS + 2, 1);
 	expect("hops", hops, OPT_POS + 3, 1);
 	expect("path", path, OPT_POS + 3, 1);
 	if (hops > slots)
@@ -161,8 +162,9 @@ int main(int argc, char **argv)
 	put32(pcap, 65535);
 	put32(pcap, 1);		/* Ethernet */
 
-	/* 1: a data packet between switches, 1 of 4 slots filled, path 3 */
-	full(4, 0, 1, 3, data, 1);
+	/* 1: a data packet of a sampled flow between switches, 1 of 4 slots
+	 * filled, path 3 */
+	full(4, DC_INT_FLAG_SAMPLED, 1, 3, data, 1);
 	/* 2: an echo with overflow, both slots filled */
 	full(2, DC_INT_FLAG_ECHO | DC_INT_FLAG_OVERFLOW, 2, 0, echo, 2);
 	/* 3: a port rate outside the table */
@@ -173,6 +175,7 @@ int main(int argc, char **argv)
 	expect("version", 1, OPT_POS + 2, 1);
 	expect("echo", 0, OPT_POS + 2, 1);
 	expect("overflow", 0, OPT_POS + 2, 1);
+	expect("sampled", 0, OPT_POS + 2, 1);
 	expect("hops", 1, OPT_POS + 3, 1);
 	expect("path", 0, OPT_POS + 3, 1);
 	expect("hop", 0, OPT_POS + 4, 8);

@@ -123,9 +123,9 @@ static void test_check(void)
 	}
 	CHECK_EQ("int codec: option length clamps to 4 slots", dc_int_opt_len(9), 36);
 	CHECK_EQ("int codec: option length at least 1 slot", dc_int_opt_len(0), 12);
-	CHECK("int codec: echo and overflow flags kept, version set",
-	      dc_int_b2(DC_INT_FLAG_ECHO | DC_INT_FLAG_OVERFLOW | 0x07) ==
-		      ((DC_INT_VERSION << 5) | DC_INT_FLAG_ECHO | DC_INT_FLAG_OVERFLOW),
+	CHECK("int codec: echo, overflow and sampled flags kept, reserved bits dropped, version set",
+	      dc_int_b2(DC_INT_FLAG_ECHO | DC_INT_FLAG_OVERFLOW | DC_INT_FLAG_SAMPLED | 0x03) ==
+		      ((DC_INT_VERSION << 5) | DC_INT_FLAG_ECHO | DC_INT_FLAG_OVERFLOW | DC_INT_FLAG_SAMPLED),
 	      "b2");
 }
 
@@ -141,8 +141,31 @@ static void test_ip_csum(void)
 	CHECK_EQ("int codec: a valid header sums to zero", dc_ip_csum(h, 20), 0);
 }
 
+/* dc_int_sample_due: the sampling rule on worked inputs. */
+static void test_sample_due(void)
+{
+	struct dc_int_dst_cfg off = { .slots = 4 };
+	struct dc_int_dst_cfg on = { .slots = 4, .sample_us = 100 };
+	struct dc_int_dst_cfg adapt = { .slots = 4, .sample_us = 100, .sample_qlen_bytes = 5000 };
+	__u64 t = 1000000000ULL;
+
+	CHECK("sample: off tags every segment", dc_int_sample_due(&off, t, t, 0), "not due");
+	CHECK("sample: a flow never tagged is due", dc_int_sample_due(&on, t, 0, 0), "not due");
+	CHECK("sample: 99 µs after the last: not due", !dc_int_sample_due(&on, t + 99000, t, 0), "due");
+	CHECK("sample: 100 µs after the last: due", dc_int_sample_due(&on, t + 100000, t, 0), "not due");
+	CHECK("sample: a queue without sample_qlen_bytes changes nothing",
+	      !dc_int_sample_due(&on, t + 1000, t, 1U << 20), "due");
+	CHECK("sample: queue 5001 > 5000: due at once", dc_int_sample_due(&adapt, t + 1000, t, 5001), "not due");
+	CHECK("sample: queue 5000, not above: not due", !dc_int_sample_due(&adapt, t + 1000, t, 5000), "due");
+	/* the interval in 64 bits: 1 s = 10^9 ns does not overflow 32 bits' worth */
+	on.sample_us = 1000000;
+	CHECK("sample: 1 s interval, 0.999 s later: not due", !dc_int_sample_due(&on, t + 999000000ULL, t, 0), "due");
+	CHECK("sample: 1 s interval, 1 s later: due", dc_int_sample_due(&on, t + 1000000000ULL, t, 0), "not due");
+}
+
 int main(void)
 {
+	test_sample_due();
 	test_rate_codes();
 	test_pack();
 	test_unwrap();
