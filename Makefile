@@ -54,7 +54,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wno-unused-function 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 # The congestion controls also build for the 6.1 cong_control ABI.
-BPF_OBJS  += $(BUILD)/powertcp_v61.bpf.o $(BUILD)/baseline_v61.bpf.o
+BPF_OBJS  += $(BUILD)/powertcp_v61.bpf.o $(BUILD)/baseline_v61.bpf.o $(BUILD)/perc_cc_v61.bpf.o
 SKELS     := $(patsubst $(BUILD)/%.bpf.o,$(BUILD)/%.skel.h,$(BPF_OBJS))
 
 # User space (loader/, see its README): loader/lib/ is the static library;

@@ -15,6 +15,8 @@
 #include "baseline.skel.h"
 #include "baseline_v61.skel.h"
 #include "dctcp.skel.h"
+#include "perc_cc.skel.h"
+#include "perc_cc_v61.skel.h"
 
 #include "object.h"
 #include "pins.h"
@@ -60,10 +62,27 @@ static const struct dc_obj_variant dctcp_variants[] = {
 	{ "dctcp", 0, elf_dctcp },
 };
 
+static const void *elf_perc_v610(size_t *sz)
+{
+	return perc_cc_bpf__elf_bytes(sz);
+}
+
+static const void *elf_perc_v61(size_t *sz)
+{
+	return perc_cc_v61_bpf__elf_bytes(sz);
+}
+
+/* s-PERC's rate enforcement (bpf/perc_cc.bpf.c), the same two ABIs. */
+static const struct dc_obj_variant perc_variants[] = {
+	{ "perc_cc", 4, elf_perc_v610 },
+	{ "perc_cc_v61", 2, elf_perc_v61 },
+};
+
 const struct dc_cc_object dc_cc_objects[] = {
 	{ powertcp_variants, 2 },
 	{ baseline_variants, 2 },
 	{ dctcp_variants, 1 },
+	{ perc_variants, 2 },
 };
 const unsigned int dc_ncc_objects = sizeof(dc_cc_objects) / sizeof(dc_cc_objects[0]);
 
@@ -73,6 +92,7 @@ const struct dc_cc_reg dc_cc_regs[] = {
 	{ "hpcc", "dc_hpcc", "link_hpcc", 1, NULL },
 	{ "timely", "dc_timely", "link_timely", 1, NULL },
 	{ "dctcp", "dc_dctcp", "link_dctcp", 2, "dctcp" },
+	{ "perc", "dc_perc", "link_perc", 3, NULL },
 };
 const unsigned int dc_ncc_regs = sizeof(dc_cc_regs) / sizeof(dc_cc_regs[0]);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * `dcbpf perc oracle` and `dcbpf perc sim` (docs/perc.md).
+ * `dcbpf perc oracle`, `sim`, `attach`, `detach`, `host` and `status`
+ * (docs/perc.md): option tables and output; the live side is perchost.c.
  */
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "cli.h"
 #include "perc/perccmd.h"
 #include "perc/percsim.h"
+#include "perc/perchost.h"
 
 struct perc_oracle_args {
 	const char *topo;
@@ -264,6 +266,117 @@ static int sim_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+/* ---- live: links, hosts, status (perchost.c) ---- */
+
+static const struct dc_opt_name mode_names[] = {
+	{ "s-perc", 0 }, { "s-perc-star", DC_PERC_M_STAR }, { "n-perc", DC_PERC_M_NPERC }, { NULL },
+};
+
+#define AA struct dc_perc_attach_args
+static const struct dc_opt attach_opts[] = {
+	{ "dev", 'd', DC_OPT_STR, DC_FIELD(AA, dev), "IF", .help = "interface: its directed link out",
+	  .required = true },
+	{ "link", 'l', DC_OPT_U64, DC_FIELD(AA, link), "N",
+	  .help = "link index and id (unique per namespace; the hop entry's link id)",
+	  .required = true, .umin = 1, .umax = 255 },
+	{ "cap-kbps", 'c', DC_OPT_U64, DC_FIELD(AA, cap_kbps), "KBPS",
+	  .help = "capacity for data: line rate less control share and headroom", .required = true,
+	  .umin = 1, .umax = 4294967294ULL },
+	{ "netns", 'n', DC_OPT_STR, DC_FIELD(AA, netns), "NS",
+	  .help = "network namespace (name in /var/run/netns); default: our own" },
+	{ "round-us", 0, DC_OPT_U64, DC_FIELD(AA, round_us), "US",
+	  .help = "round: at least the longest time between two visits of a flow's packet",
+	  .def = "5000", .umax = 10000000 },
+	{ "alg", 0, DC_OPT_ENUM, DC_FIELD(AA, mode), NULL, .help = "link algorithm",
+	  .def = "s-perc-star", .names = mode_names },
+	{ "host", 0, DC_OPT_FLAG, DC_FIELD(AA, host),
+	  .help = "a host's port: control packets that crossed their path turn around here" },
+	{ NULL },
+};
+#undef AA
+
+#define DA struct dc_perc_detach_args
+static const struct dc_opt detach_opts[] = {
+	{ "netns", 'n', DC_OPT_STR, DC_FIELD(DA, netns), "NS",
+	  .help = "network namespace whose links go; default: our own" },
+	{ NULL },
+};
+#undef DA
+
+#define HA struct dc_perc_host_args
+static const struct dc_opt host_opts[] = {
+	{ "cgroup", 'g', DC_OPT_DIR, DC_FIELD(HA, cgroup), "DIR",
+	  .help = "cgroup v2 directory of the sending applications (sockops)", .required = true,
+	  .flags = DC_OPT_F_EXISTS },
+	{ "netns", 'n', DC_OPT_STR, DC_FIELD(HA, netns), "NS",
+	  .help = "the host's network namespace (its control socket and addresses); default: "
+		  "our own" },
+	{ "path", 'p', DC_OPT_LIST, DC_FIELD(HA, paths), "CIDR=HOPS",
+	  .help = "links on the path to a destination prefix (repeat; longest prefix wins)",
+	  .required = true },
+	{ "interval-us", 0, DC_OPT_U64, DC_FIELD(HA, interval_us), "US",
+	  .help = "Tx_ctrl: a flow's next control packet at least this long after its last",
+	  .def = "1000", .umin = 10, .umax = 10000000 },
+	{ "rto-us", 0, DC_OPT_U64, DC_FIELD(HA, rto_us), "US",
+	  .help = "RTO_ctrl: a flow whose packet is this late restarts with a fresh one",
+	  .def = "20000", .umin = 20, .umax = 60000000 },
+	{ "line-kbps", 0, DC_OPT_U64, DC_FIELD(HA, line_kbps), "KBPS",
+	  .help = "the host's line rate (start rate = line / start share)", .def = "1000000",
+	  .umin = 1, .umax = 4294967294ULL },
+	{ "start-share", 0, DC_OPT_U64, DC_FIELD(HA, start_share), "N",
+	  .help = "a new flow sends at line / N until its first allocation returns", .def = "8",
+	  .umin = 1, .umax = 1000000 },
+	{ "min-bytes", 0, DC_OPT_U64, DC_FIELD(HA, min_bytes), "BYTES",
+	  .help = "a flow gets a control packet once this much of it is acknowledged; shorter "
+		  "ones (and idle connections) keep the start rate", .def = "65536",
+	  .umax = 1ULL << 40 },
+	{ "priority", 0, DC_OPT_U64, DC_FIELD(HA, priority), "P",
+	  .help = "SO_PRIORITY of the control packets (an HTB class id: strict priority)",
+	  .def = "0", .umax = 0xffffffffULL },
+	{ "duration-ms", 0, DC_OPT_U64, DC_FIELD(HA, duration_ms), "MS",
+	  .help = "stop after this long (0: at SIGINT or SIGTERM)", .def = "0", .umax = 86400000 },
+	{ NULL },
+};
+#undef HA
+
+#define TA struct dc_perc_status_args
+static const struct dc_opt status_opts[] = {
+	{ "netns", 'n', DC_OPT_STR, DC_FIELD(TA, netns), "NS",
+	  .help = "network namespace whose links to show; default: our own" },
+	{ NULL },
+};
+#undef TA
+
+static int attach_cmd(struct dc_ctx *ctx, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return dc_perc_attach(ctx->pin_dir, ctx->opts, &ctx->err);
+}
+
+static int detach_cmd(struct dc_ctx *ctx, int argc, char **argv)
+{
+	const struct dc_perc_detach_args *a = ctx->opts;
+
+	(void)argc;
+	(void)argv;
+	return dc_perc_detach(ctx->pin_dir, a->netns, &ctx->err);
+}
+
+static int host_cmd(struct dc_ctx *ctx, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return dc_perc_host_run(ctx, ctx->opts);
+}
+
+static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return dc_perc_status_run(ctx, ctx->opts);
+}
+
 const struct dc_cmd dc_perc_cmds[] = {
 	{ "oracle", oracle_cmd, oracle_opts, sizeof(struct perc_oracle_args),
 	  .summary = "max-min rates by water-filling and the WF^k depths of a topology",
@@ -278,5 +391,28 @@ const struct dc_cmd dc_perc_cmds[] = {
 		 "loses control packets until --drop-until.  A flow's rounds: from the last\n"
 		 "start, fin or loss to its last rate change.  Exit 0 even when a flow did not\n"
 		 "converge (the table says NO; JSON \"converged\": false)." },
+	{ "attach", attach_cmd, attach_opts, sizeof(struct dc_perc_attach_args),
+	  .flags = DC_CMD_F_ROOT,
+	  .summary = "the link program on an interface, its directed link configured",
+	  .doc = "TC egress and ingress of IF get the s-PERC link program; the link out of IF\n"
+		 "gets --link and --cap-kbps.  Again on an attached link: only the capacity\n"
+		 "and round change, live, and its state is kept.  Pins: PIN_DIR/perc/NS." },
+	{ "detach", detach_cmd, detach_opts, sizeof(struct dc_perc_detach_args),
+	  .flags = DC_CMD_F_ROOT,
+	  .summary = "every link program of a namespace detached, its pins removed" },
+	{ "host", host_cmd, host_opts, sizeof(struct dc_perc_host_args), .flags = DC_CMD_F_ROOT,
+	  .summary = "the sender's control loop: one control packet per perc flow, its rate applied",
+	  .doc = "Give the sending host's namespace with --netns (`ip netns exec` would hide the\n"
+		 "cgroup tree).  Flows are the connections of the\n"
+		 "cgroup that use the perc congestion control (sockops); each gets one\n"
+		 "control packet, resent every --interval-us after it returns, and its rate\n"
+		 "(the smallest allocation on the path) written for the CC.  A flow's FIN or\n"
+		 "close sends its FIN control packet: the links take its share back." },
+	{ "status", status_cmd, status_opts, sizeof(struct dc_perc_status_args),
+	  .flags = DC_CMD_F_ROOT,
+	  .summary = "per-link state, per-flow allocated vs achieved rate",
+	  .doc = "Links: the pinned link state of --netns (C, SumE, NumB, the bottleneck rate b\n"
+		 "a packet would see now, MaxE, roundNumber).  Flows: every perc flow of the\n"
+		 "pin dir, its allocation and its delivery rate as the CC measured it." },
 	{ NULL },
 };

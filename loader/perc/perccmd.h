@@ -11,6 +11,6 @@
 extern const struct dc_cmd dc_perc_cmds[];
 
 #define DC_PERC_CMD \
-	{ "perc", .sub = dc_perc_cmds, .summary = "s-PERC explicit rates: oracle and simulator (docs/perc.md)" }
+	{ "perc", .sub = dc_perc_cmds, .summary = "s-PERC explicit rates: oracle, simulator, links, hosts (docs/perc.md)" }
 
 #endif
