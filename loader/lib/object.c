@@ -155,8 +155,9 @@ int dc_obj_size_flow_maps(struct bpf_object *obj, unsigned int flows_max, struct
 
 int dc_obj_pinned_map_names(char (*names)[32], int max)
 {
-	/* every CC object and the host INT programs, from the pin registry */
-	static const char *const objs[] = { "powertcp", "baseline", "int" };
+	/* every CC object (perc_cc: also the s-PERC host maps) and the host INT
+	 * programs, from the pin registry */
+	static const char *const objs[] = { "powertcp", "baseline", "perc_cc", "int" };
 	const struct dc_pin_map *m;
 	unsigned int i;
 	size_t it;
