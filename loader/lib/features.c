@@ -85,6 +85,7 @@ static const struct feature features[] = {
 	H(bpf_ktime_get_ns, "4.1", "PowerTCP, INT host, INT transit, switch, Ethereal host"),
 	H(bpf_skb_store_bytes, "4.1", "INT host, INT transit, Ethereal host and leaf"),
 	H(bpf_l3_csum_replace, "4.1", "INT transit, Ethereal host and leaf"),
+	H(bpf_clone_redirect, "4.2", "the cosy switch program"),
 	H(bpf_redirect, "4.4", "the s-PERC link program"),
 	H(bpf_skb_load_bytes, "4.5", "INT host, INT transit, Ethereal host and leaf"),
 	H(bpf_csum_diff, "4.6", "INT transit"),

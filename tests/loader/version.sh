@@ -58,7 +58,7 @@ for b in dcbpf dcbpfd; do
 	for o in "$BUILD"/*.bpf.o; do
 		n=${o##*/}
 		n=${n%.bpf.o}
-		case $n in *_v61 | rf_eval) continue ;; esac	# a 6.1 build of an object: cc-abi-6.1
+		case $n in *_v61 | rf_eval | rd_sched) continue ;; esac	# a 6.1 build of an object: cc-abi-6.1; rf_eval, rd_sched: test objects
 		echo " $feats " | grep -q " bpf-$n " || bad="$bad missing:bpf-$n"
 	done
 	echo " $feats " | grep -q ' cc-abi-6.10 ' && echo " $feats " | grep -q ' cc-abi-6.1 ' || bad="$bad missing:cc-abi"
