@@ -65,7 +65,7 @@ static enum dc_int_verdict expected_verdict(const uint8_t *o, uint32_t opts_len)
 	if (len == 4 && opts_len >= 4) {	/* the tag-only form */
 		if ((o[2] >> 5) != 1)
 			return DC_INT_BAD_VERSION;
-		if ((o[3] >> 4) || (o[2] & 0x18))
+		if ((o[3] >> 4) || (o[2] & 0x1c))
 			return DC_INT_BAD_HOPS;
 		return DC_INT_TAG;
 	}
@@ -120,7 +120,7 @@ static void check_option(struct in *in)
 		uint8_t fl = area[1], b2 = dc_int_b2(fl), b3;
 		uint32_t hops = area[2] & 0xf, path = area[3];
 
-		if (dc_int_version(b2) != DC_INT_VERSION || (b2 & 0x07) ||
+		if (dc_int_version(b2) != DC_INT_VERSION || (b2 & ~(0xe0 | DC_INT_FLAG_MASK)) ||
 		    (b2 & DC_INT_FLAG_MASK) != (fl & DC_INT_FLAG_MASK))
 			FAIL("dc_int_b2(%#x) = %#x", fl, b2);
 		b3 = dc_int_b3(hops, path);
