@@ -92,6 +92,7 @@ static const struct feature features[] = {
 	H(bpf_skb_pull_data, "4.9", "INT host, INT transit, Ethereal host and leaf"),
 	H(bpf_skb_adjust_room, "4.13", "INT host, Ethereal host and leaf"),
 	H(bpf_setsockopt, "4.13", "ICON"),
+	H(bpf_getsockopt, "4.15", "the s-PERC host program"),
 	H(bpf_sock_ops_cb_flags_set, "4.16", "Ethereal host"),
 	H(bpf_fib_lookup, "4.18", "switch, Ethereal leaf"),
 	H(bpf_spin_lock, "5.1", "the s-PERC link program"),
