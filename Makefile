@@ -339,7 +339,7 @@ $(BUILD)/prog/test_sb_xdp: tests/prog/test_sb_xdp.c $(SIM_SRCS) $(BUILD)/switch.
 # ---- s-PERC (bpf/perc.bpf.c, loader/perc/) ------------------------------------
 # The model's tests link the topology parser, the oracle and the simulator
 # (libc and libm only; the command file stays out).
-PERC_SRCS := loader/perc/topo.c loader/perc/oracle.c loader/perc/psim.c loader/lib/err.c
+PERC_SRCS := loader/perc/topo.c loader/perc/oracle.c loader/perc/psim.c loader/lib/err.c loader/lib/textfile.c
 $(BUILD)/tests/test_perc: tests/unit/test_perc.c $(PERC_SRCS) $(wildcard loader/perc/*.h loader/lib/*.h) $(HDRS) tests/lib/check.h | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib -iquote loader -fsanitize=undefined -fno-sanitize-recover=all \
 		-o $@ $< $(PERC_SRCS) -lm

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "textfile.h"
 #include "perc/percsim.h"
 
 #define LINE_MAX_ 4096
@@ -230,33 +231,11 @@ int dc_pt_parse(const char *text, const char *name, struct dc_pt_topo *t, struct
 
 int dc_pt_load(const char *path, struct dc_pt_topo *t, struct dc_err *err)
 {
-	FILE *f = fopen(path, "r");
 	char *buf;
-	long n;
 	int rc;
 
-	if (!f)
-		return dc_err_set(err, EXIT_ERR, "%s: %s", path, strerror(errno));
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		return dc_err_set(err, EXIT_ERR, "%s: cannot read", path);
-	}
-	if (n > 16 << 20) {
-		fclose(f);
-		return dc_err_set(err, EXIT_USAGE, "%s: larger than 16 MiB", path);
-	}
-	buf = malloc((size_t)n + 1);
-	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		fclose(f);
-		return dc_err_set(err, EXIT_ERR, "%s: cannot read", path);
-	}
-	fclose(f);
-	buf[n] = 0;
-	if (strlen(buf) != (size_t)n) {
-		free(buf);
-		return dc_err_set(err, EXIT_USAGE, "%s: not a text file (NUL byte)", path);
-	}
+	if (dc_text_read(path, 16u << 20, &buf, err))
+		return err->code;
 	rc = dc_pt_parse(buf, path, t, err);
 	free(buf);
 	return rc;

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "textfile.h"
 #include "superways/sway.h"
 
 #define LINE_MAX_ 1024
@@ -221,33 +222,11 @@ int dc_sway_check(const struct dc_sway_input *in, const char *name, struct dc_er
 
 int dc_sway_load(const char *path, struct dc_sway_input *in, struct dc_err *err)
 {
-	FILE *f = fopen(path, "r");
 	char *buf;
-	long n;
 	int rc;
 
-	if (!f)
-		return dc_err_set(err, EXIT_ERR, "%s: %s", path, strerror(errno));
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-		fclose(f);
-		return dc_err_set(err, EXIT_ERR, "%s: cannot read", path);
-	}
-	if (n > 1 << 20) {
-		fclose(f);
-		return dc_err_set(err, EXIT_USAGE, "%s: larger than 1 MiB", path);
-	}
-	buf = malloc((size_t)n + 1);
-	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		fclose(f);
-		return dc_err_set(err, EXIT_ERR, "%s: cannot read", path);
-	}
-	fclose(f);
-	buf[n] = 0;
-	if (strlen(buf) != (size_t)n) {
-		free(buf);
-		return dc_err_set(err, EXIT_USAGE, "%s: not a text file (NUL byte)", path);
-	}
+	if (dc_text_read(path, 1u << 20, &buf, err))
+		return err->code;
 	rc = dc_sway_parse(buf, path, in, err);
 	free(buf);
 	return rc;
