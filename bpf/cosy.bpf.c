@@ -35,6 +35,7 @@
 
 #include "dcbpf/cosy.h"
 #include "maps/cosy.h"
+#include "lib/count.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -51,19 +52,11 @@ struct cosy_pkt {
 	struct dc_cosy_hdr h;
 };
 
-static __always_inline void stat_add(__u32 field_off)
-{
-	__u32 zero = 0;
-	__u8 *s = bpf_map_lookup_elem(&dc_cosy_stats, &zero);
-
-	if (s && field_off < sizeof(struct dc_cosy_stats))
-		__sync_fetch_and_add((__u64 *)(s + field_off), 1);
-}
-#define STAT(f) stat_add(__builtin_offsetof(struct dc_cosy_stats, f))
+#define STAT(f) DC_COUNT(dc_cosy_stats, f)
 
 static __always_inline int drop(enum dc_cosy_drop why)
 {
-	stat_add(__builtin_offsetof(struct dc_cosy_stats, drop) + why * sizeof(__u64));
+	DC_COUNT_AT(dc_cosy_stats, drop, why);
 	return TC_ACT_SHOT;
 }
 

@@ -24,6 +24,7 @@
 
 #include "dcbpf/perc.h"
 #include "maps/perc.h"
+#include "lib/count.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -39,19 +40,11 @@ struct perc_pkt {
 	__u8 hdr[DC_PERC_HDR_LEN];
 };
 
-static __always_inline void stat_add(__u32 field_off)
-{
-	__u32 zero = 0;
-	__u8 *s = bpf_map_lookup_elem(&dc_perc_stats, &zero);
-
-	if (s && field_off < sizeof(struct dc_perc_stats))
-		__sync_fetch_and_add((__u64 *)(s + field_off), 1);
-}
-#define STAT(f) stat_add(__builtin_offsetof(struct dc_perc_stats, f))
+#define STAT(f) DC_COUNT(dc_perc_stats, f)
 
 static __always_inline int drop(enum dc_perc_drop why)
 {
-	stat_add(__builtin_offsetof(struct dc_perc_stats, drop) + why * sizeof(__u64));
+	DC_COUNT_AT(dc_perc_stats, drop, why);
 	return TC_ACT_SHOT;
 }
 

@@ -51,4 +51,14 @@
 
 #define DC_COUNT(map, field) DC_COUNT_ADD(map, field, 1)
 
+/* Entry 0, element i of an array of counters in it (drops by reason): +1,
+ * when i is within the array (a run-time index must be seen bounded). */
+#define DC_COUNT_AT(map, array, i)                                        \
+	do {                                                              \
+		__u32 dc_i_ = (i);                                        \
+		if (dc_i_ < sizeof(((typeof((map).value))0)->array) /     \
+				    sizeof(((typeof((map).value))0)->array[0])) \
+			DC_COUNT(map, array[dc_i_]);                      \
+	} while (0)
+
 #endif

@@ -121,7 +121,7 @@ static void swfix_cfg(struct swfix *f)
 }
 
 /* Queue state as the tracker would leave it. */
-static void swfix_queue(struct swfix *f, __u64 q_out, __u64 Q, __u32 n, __u32 gamma_q16)
+static __attribute__((unused)) void swfix_queue(struct swfix *f, __u64 q_out, __u64 Q, __u32 n, __u32 gamma_q16)
 {
 	struct dc_sw_state s = { .occupancy_bytes = Q, .abm_congested = n };
 	struct dc_sw_port p;
