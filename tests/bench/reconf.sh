@@ -1,5 +1,5 @@
 # Reconfiguration latency: from a live change to the first packet decided
-# under the new value (tests/tools/cfgwatch busy-polls the pinned maps from
+# under the new value (tests/tools/cfgwatch polls the pinned maps every 20 µs from
 # the moment the change starts), p50/p99 over RECONF_N changes of each
 # kind, with a long TCP flow through the path all along:
 #   reconf_set_sw_*   `dcbpf set sw.NAME.ecn_k_bytes=…` on a switch (an
