@@ -191,10 +191,13 @@ a1=$(istat src_added) o1=$(istat src_sampled_out) k1=$(istat echo_skipped)
 ia1=$(stat_of 0 int_acks) fb1=$(stat_of 0 theta_fallback) ag1=$(stat_of 0 int_age_us)
 added=$((a1 - a0)) out=$((o1 - o0)) ia=$((ia1 - ia0)) fb=$((fb1 - fb0))
 mbps=$(jq '.end.sum_received.bits_per_second / 1e6 | floor' "$OUT/int_sampled.json" 2>/dev/null || echo 0)
-# Segments and GSO packets both count once: most go out without the option.
-[ "$out" -gt $((2 * added)) ] && [ "$added" -gt 0 ] &&
-	t_pass "int: sampled: $added data packets tagged, $out sent without INT" ||
-	t_fail "int: sampled: most data packets untagged" "added $added, sampled out $out"
+# Segments and GSO packets both count once. At most one per 200 µs per flow
+# (iperf3: data and control connection) is tagged, over the ~2.5 s the
+# flows last; how many more go out without it depends on the packet rate
+# (a slow link's GSO packets can all be 200 µs apart).
+[ "$added" -gt 0 ] && [ "$added" -le $((2 * 2500000 / 200)) ] && [ "$out" -gt 0 ] &&
+	t_pass "int: sampled: $added data packets tagged (at most one per 200 µs per flow), $out sent without INT" ||
+	t_fail "int: sampled: at most one tagged per 200 µs per flow, the others untouched" "added $added, sampled out $out"
 [ "$((k1 - k0))" -gt 0 ] && t_pass "int: sampled: the sink echoes each stack once ($((k1 - k0)) segments without a repeat)" ||
 	t_fail "int: sampled: echo once" "echo_skipped $k0 → $k1"
 # The law stays on INT: fallback only before the first echo of the flow.

@@ -86,6 +86,19 @@ fi
 # ---- links: capacity for data = 95 % of the shaped rate ------------------------
 C1=$((70 * UNIT * 950)) C2=$((30 * UNIT * 950)) C3=$((10 * UNIT * 950))
 att() { "${D[@]}" perc attach --round-us $ROUND "$@"; }
+# The link program attaches through tcx links only (docs/perc.md): on a
+# kernel without them (6.1) the attach is refused, named, and leaves nothing.
+tcx=$("${D[@]}" --json status | jq -r '.features.tcx.present')
+if [ "$tcx" != true ]; then
+	out=$(att --netns "$HS" --dev "$HS_DEV" --link 1 --cap-kbps $C1 --host 2>&1)
+	rc=$?
+	left=$(ip -n "$HS" link show "$HS_DEV" 2>/dev/null | grep -c 'prog/xdp\|tcx'; tc -n "$HS" filter show dev "$HS_DEV" egress 2>/dev/null | grep -c bpf)
+	[ $rc = 1 ] && grep -q 'this kernel has no tcx links; the s-PERC link program needs 6.6+' <<<"$out" &&
+		[ "$(echo "$left" | paste -sd+ | bc)" = 0 ] &&
+		t_pass "perc: no tcx on $(uname -r): attach refused with the reason, nothing left attached" ||
+		t_fail "perc: no tcx: attach refused" "rc $rc: $out; left: $left"
+	exit 0
+fi
 out=$({
 	att --netns "$HS" --dev "$HS_DEV" --link 1 --cap-kbps $C1 --host &&
 		att --netns "$HC" --dev "$HC_DEV" --link 1 --cap-kbps $BIG --host &&
