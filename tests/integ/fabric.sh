@@ -143,17 +143,20 @@ else
 fi
 loaded=$(awk -F, 'NR > 1 && $2 > 0 {n++} END {print n + 0}' "$q")
 # qsample writes its CSV at exit; compare the readings now.
-ok=0 why=""
+# A CUBIC flow's queue drains now and then after a loss, so a reading may
+# be 0: the comparison needs most of them under load, all of them in range.
+ok=0 why="" nz=0
 for r in "${readings[@]}"; do
 	read -r a b tb <<<"$r"
 	res=$(awk -F, -v a="$a" -v b="$b" -v v="$tb" 'NR > 1 && $1 >= a - 1e6 && $1 <= b + 1e6 {
 			if (!n++ || $2 < lo) lo = $2; if ($2 > hi) hi = $2}
 		END {print (n && v + 0 >= lo - 8300 && v + 0 <= hi + 8300) ? "in" : "out", n + 0, lo + 0, hi + 0}' "$q")
 	case $res in in*) ok=$((ok + 1)) ;; *) why+="tc=$tb qsample(n,min,max)=${res#out } " ;; esac
-	[ "${tb:-0}" -gt 0 ] || why+="tc backlog ${tb:-?} under load; "
+	[ "${tb:-0}" -gt 0 ] && nz=$((nz + 1))
 done
+[ $nz -ge 3 ] || why+="tc backlog > 0 in only $nz of 5 readings under load; "
 if [ $ok = 5 ] && [ -z "$why" ]; then
-	t_pass "fabric: qsample backlog tracks tc -s qdisc under load (5/5 readings, $loaded non-zero samples)"
+	t_pass "fabric: qsample backlog tracks tc -s qdisc under load (5/5 readings, $nz of them non-zero; $loaded non-zero samples)"
 else
 	t_fail "fabric: qsample backlog tracks tc -s qdisc under load" "$ok/5: $why"
 fi
