@@ -86,9 +86,13 @@ static int attach_hook(int prog_fd, enum dc_hook hook, const struct dc_perc_atta
 	rc = dc_attach_prog(prog_fd, &at, &how, why, sizeof(why));
 	if (rc)
 		return dc_err_set(err, EXIT_ERR, "%s", why);
-	if (how != DC_ATTACHED_LINK)
+	if (how != DC_ATTACHED_LINK) {
+		/* the fallback attached it through netlink: take it off again,
+		 * a refused attach leaves the interface as it was */
+		dc_detach_netlink(&at);
 		return dc_err_set(err, EXIT_ERR, "%s: this kernel has no tcx links; the s-PERC link "
 				  "program needs 6.6+", a->dev);
+	}
 	return 0;
 }
 
