@@ -2,6 +2,7 @@
 # config (never overwritten), systemd unit with the real paths where
 # pkg-config systemd says (or SYSTEMDUNITDIR), dissector, man pages, bash
 # completion; and make install needs only the build dependencies.
+# kernel-independent: files into a staging directory (dcbpfd -t only parses the config)
 # shellcheck shell=bash
 source "$(dirname "$0")/../lib/test.sh"
 D=$(t_mktmp install) || exit 1
