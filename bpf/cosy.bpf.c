@@ -36,13 +36,12 @@
 #include "dcbpf/cosy.h"
 #include "maps/cosy.h"
 #include "lib/count.h"
+#include "lib/udp4.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define TC_ACT_OK 0
 #define TC_ACT_SHOT 2
-#define ETH_HLEN_ 14
-#define IPPROTO_UDP_ 17
 /* TC_PRIO_CONTROL: band 0 of a default prio qdisc, ahead of best effort. */
 #define PRIO_CONTROL 7
 
@@ -63,26 +62,9 @@ static __always_inline int drop(enum dc_cosy_drop why)
 /* 1: a cosy packet, header read; 0: not ours; <0: -(drop reason) - 1. */
 static __always_inline int parse(struct __sk_buff *skb, struct cosy_pkt *p)
 {
-	__u8 ip[20], udp[8], raw[DC_COSY_HDR_LEN];
-	__u16 proto, sport, dport;
-	__u32 ihl;
+	__u8 raw[DC_COSY_HDR_LEN];
 
-	if (bpf_skb_load_bytes(skb, 12, &proto, 2) || proto != __builtin_bswap16(0x0800))
-		return 0;
-	if (bpf_skb_load_bytes(skb, ETH_HLEN_, ip, sizeof(ip)) || (ip[0] >> 4) != 4 ||
-	    ip[9] != IPPROTO_UDP_)
-		return 0;
-	if ((ip[6] & 0x3f) || ip[7])
-		return 0;	/* fragments: the header may be elsewhere */
-	ihl = (ip[0] & 0xf) * 4;
-	if (ihl < 20)
-		return 0;
-	p->l4_off = ETH_HLEN_ + ihl;
-	if (bpf_skb_load_bytes(skb, p->l4_off, udp, sizeof(udp)))
-		return 0;
-	sport = (__u16)(udp[0] << 8 | udp[1]);
-	dport = (__u16)(udp[2] << 8 | udp[3]);
-	if (sport != DC_COSY_UDP_PORT && dport != DC_COSY_UDP_PORT)
+	if (!dc_udp4_port(skb, DC_COSY_UDP_PORT, &p->l4_off))
 		return 0;
 	p->off = p->l4_off + 8;
 	if (bpf_skb_load_bytes(skb, p->off, raw, DC_COSY_HDR_LEN))
@@ -122,7 +104,7 @@ static __always_inline int swap_ends(struct __sk_buff *skb, const struct cosy_pk
 	__u8 addr[8], sw[8], ports[4], swp[4];
 	int i;
 
-	if (bpf_skb_load_bytes(skb, ETH_HLEN_ + 12, addr, 8) || bpf_skb_load_bytes(skb, p->l4_off, ports, 4))
+	if (bpf_skb_load_bytes(skb, DC_ETH_HLEN + 12, addr, 8) || bpf_skb_load_bytes(skb, p->l4_off, ports, 4))
 		return -1;
 	for (i = 0; i < 4; i++) {
 		sw[i] = addr[i + 4];
@@ -132,7 +114,7 @@ static __always_inline int swap_ends(struct __sk_buff *skb, const struct cosy_pk
 	swp[1] = ports[3];
 	swp[2] = ports[0];
 	swp[3] = ports[1];
-	if (bpf_skb_store_bytes(skb, ETH_HLEN_ + 12, sw, 8, 0) || bpf_skb_store_bytes(skb, p->l4_off, swp, 4, 0))
+	if (bpf_skb_store_bytes(skb, DC_ETH_HLEN + 12, sw, 8, 0) || bpf_skb_store_bytes(skb, p->l4_off, swp, 4, 0))
 		return -1;
 	return 0;
 }
@@ -310,7 +292,7 @@ static __always_inline int rsvp(struct __sk_buff *skb, struct cosy_pkt *p, __u32
 
 	if (p->h.vl >= k)
 		return drop(DC_COSY_D_VL);
-	if (bpf_skb_load_bytes(skb, ETH_HLEN_ + 16, &daddr, 4))
+	if (bpf_skb_load_bytes(skb, DC_ETH_HLEN + 16, &daddr, 4))
 		return drop(DC_COSY_D_SHORT);
 	rt = bpf_map_lookup_elem(&dc_cosy_route, &daddr);
 	if (!rt)

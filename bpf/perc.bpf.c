@@ -25,13 +25,12 @@
 #include "dcbpf/perc.h"
 #include "maps/perc.h"
 #include "lib/count.h"
+#include "lib/udp4.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define TC_ACT_OK 0
 #define TC_ACT_SHOT 2
-#define ETH_HLEN_ 14
-#define IPPROTO_UDP_ 17
 
 /* Where the control header starts and what it says. */
 struct perc_pkt {
@@ -51,27 +50,7 @@ static __always_inline int drop(enum dc_perc_drop why)
 /* 1: a PERC control packet, header read; 0: not ours; <0: drop reason. */
 static __always_inline int parse(struct __sk_buff *skb, struct perc_pkt *p)
 {
-	__u8 ip[20], udp[8];
-	__u16 proto, sport, dport, frag;
-	__u32 ihl;
-
-	if (bpf_skb_load_bytes(skb, 12, &proto, 2) || proto != __builtin_bswap16(0x0800))
-		return 0;
-	if (bpf_skb_load_bytes(skb, ETH_HLEN_, ip, sizeof(ip)) || (ip[0] >> 4) != 4 ||
-	    ip[9] != IPPROTO_UDP_)
-		return 0;
-	frag = (__u16)((ip[6] & 0x3f) << 8 | ip[7]);
-	if (frag)
-		return 0;	/* fragments: not a control packet we can rewrite */
-	ihl = (ip[0] & 0xf) * 4;
-	if (ihl < 20)
-		return 0;
-	p->l4_off = ETH_HLEN_ + ihl;
-	if (bpf_skb_load_bytes(skb, p->l4_off, udp, sizeof(udp)))
-		return 0;
-	sport = (__u16)(udp[0] << 8 | udp[1]);
-	dport = (__u16)(udp[2] << 8 | udp[3]);
-	if (sport != DC_PERC_UDP_PORT && dport != DC_PERC_UDP_PORT)
+	if (!dc_udp4_port(skb, DC_PERC_UDP_PORT, &p->l4_off))
 		return 0;
 	p->off = p->l4_off + 8;
 	if (bpf_skb_load_bytes(skb, p->off, p->hdr, DC_PERC_HDR_LEN))
@@ -101,7 +80,7 @@ static __always_inline int reflect(struct __sk_buff *skb, struct perc_pkt *p)
 	__u8 mac[12], sw[12], addr[8], swa[8], ports[4], swp[4];
 	int i;
 
-	if (bpf_skb_load_bytes(skb, 0, mac, 12) || bpf_skb_load_bytes(skb, ETH_HLEN_ + 12, addr, 8) ||
+	if (bpf_skb_load_bytes(skb, 0, mac, 12) || bpf_skb_load_bytes(skb, DC_ETH_HLEN + 12, addr, 8) ||
 	    bpf_skb_load_bytes(skb, p->l4_off, ports, 4))
 		return drop(DC_PERC_D_SHORT);
 	for (i = 0; i < 6; i++) {
@@ -118,7 +97,7 @@ static __always_inline int reflect(struct __sk_buff *skb, struct perc_pkt *p)
 	swp[3] = ports[1];
 	p->hdr[1] |= DC_PERC_PF_REV;
 	if (bpf_skb_store_bytes(skb, 0, sw, 12, 0) ||
-	    bpf_skb_store_bytes(skb, ETH_HLEN_ + 12, swa, 8, 0) ||
+	    bpf_skb_store_bytes(skb, DC_ETH_HLEN + 12, swa, 8, 0) ||
 	    bpf_skb_store_bytes(skb, p->l4_off, swp, 4, 0) ||
 	    bpf_skb_store_bytes(skb, p->off + 1, &p->hdr[1], 1, 0) || zero_udp_csum(skb, p))
 		return TC_ACT_SHOT;
