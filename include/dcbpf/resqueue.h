@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * ResQueue: priority from flow size and drop history.  Source: H. Rezaei,
+ * "Adaptive Microburst Control Techniques in Incast-Heavy Datacenter
+ * Networks", PhD thesis, UIC 2021, §3.3 (ResQueue, WWW'20), on top of
+ * PIAS (Bai et al., "Information-Agnostic Flow Scheduling for Commodity
+ * Data Centers", NSDI'15).
+ *
+ * Switches run a multi-level feedback queue: strict priority, level 1 the
+ * highest.  The sender tags each packet with a level from the number of
+ * bytes its flow has sent (PIAS): a flow starts at the top MLFQ level and
+ * is demoted each time its bytes sent pass a threshold.  ResQueue
+ * reserves level 1, with its own small buffer (20 KB in §4.3: "sweet spot
+ * between 15KB and 20KB", Fig. 33), for retransmissions: new packets
+ * start at level 2, and a retransmitted packet is tagged one level above
+ * what its bytes sent give ("it subtracts one from the calculated value
+ * because of its drop history", §3.3):
+ *
+ *	level(pkt) = mlfq_level(bytes_sent) - (retransmission ? 1 : 0)
+ *	mlfq_level(b) = base + |{ i : b >= thresh[i] }|,  base = 2
+ *
+ * So a one-packet flow's retransmission goes from level 2 to level 1
+ * (§3.3's first example) and a long flow at level 4 retransmits its
+ * window at level 3 while its new packets stay at level 4 (§3.3's
+ * second example).  Only flows still at level 2 (short flows) reach the
+ * reserved queue.
+ *
+ * Plain PIAS is the same tagger with promotion off and base = 1: flows
+ * start in queue 1 and nothing is reserved (the thesis' PIAS baseline).
+ *
+ * Retransmission: a data segment (or SYN/FIN) starting below the highest
+ * sequence the flow has sent.  Which retransmissions count the thesis
+ * leaves open: any (default), or only those after a retransmission
+ * timeout ("upon timeouts, the priority is decremented", §3.3), which
+ * needs the socket's RTO event (sockops) to say where the timeout was.
+ *
+ * Default thresholds (the thesis gives none; PIAS solves them from the
+ * flow-size distribution and load, NSDI'15 §4.3): with base 2 and the
+ * levels 2..4, two thresholds:
+ *   32 KB   the largest short flow of the thesis' workloads (8-32 KB in
+ *           §4.1, 1-6 KB in §4.3): every short flow stays at level 2, so
+ *           its retransmissions are the ones promoted to level 1;
+ *   256 KB  a quarter of the 1 MB long flows: a long flow sends its last
+ *           3/4 at level 4, and the window it retransmits (level 3) still
+ *           waits behind every short flow's first transmission (level 2).
+ * Levels 2..4 with the reserved level make 4 queues, the number PIAS has
+ * in the thesis' comparison (§4.1), so both use the same switch ports.
+ *
+ * On the wire (the thesis names no field): DSCP = level << 3, the class
+ * selector CS<level> (CS1..CS7); the switch's default DSCP -> priority
+ * map (priority = DSCP >> 3) reads the level back.  DSCP 0 (untagged) is
+ * no level.  The ECN bits are kept.
+ *
+ * Shared by bpf/resq_host.bpf.c, the CLI and the host tests.
+ */
+#ifndef DCBPF_RESQUEUE_H
+#define DCBPF_RESQUEUE_H
+
+#include "compat.h"
+#include "counters.h"
+
+#define DC_RESQ_LEVEL_MAX	7	/* CS7: the 3-bit class selector */
+#define DC_RESQ_THRESH_MAX	6	/* levels 2..7 (ResQueue) or 1..7 (PIAS) */
+#define DC_RESQ_LEVEL_RESERVED	1	/* retransmissions of short flows */
+#define DC_RESQ_BASE_RESQ	2	/* ResQueue: new packets from level 2 */
+#define DC_RESQ_BASE_PIAS	1	/* PIAS: from level 1, nothing reserved */
+#define DC_RESQ_RESERVED_BYTES_DEFAULT 20000	/* level 1's buffer at a switch (§4.3) */
+#define DC_RESQ_DSCP_SHIFT	3	/* DSCP = level << 3 (CS<level>) */
+#define DC_RESQ_TOS_DSCP_MASK	0xfc	/* DSCP in the TOS byte; the rest is ECN */
+
+/* Which retransmissions are promoted (dc_resq_cfg.promote). */
+enum dc_resq_promote {
+	DC_RESQ_PROMOTE_OFF = 0,	/* plain PIAS: none, base level 1 */
+	DC_RESQ_PROMOTE_ANY = 1,	/* every retransmission (default) */
+	DC_RESQ_PROMOTE_RTO = 2,	/* only after a retransmission timeout */
+	DC_RESQ_PROMOTE_MAX = 3,
+};
+
+/* The tagger's configuration (one entry, written by `dcbpf resq set`). */
+struct dc_resq_cfg {
+	__u32 promote;				/* enum dc_resq_promote */
+	__u32 nthresh;				/* thresholds in use, 0..DC_RESQ_THRESH_MAX */
+	__u32 thresh_bytes[DC_RESQ_THRESH_MAX];	/* strictly increasing */
+	__u32 reserved_bytes;			/* level 1's buffer at the switches (documents the
+						 * deployment; the switch enforces it) */
+	__u32 pad;
+};
+
+DC_INLINE void dc_resq_cfg_default(struct dc_resq_cfg *c)
+{
+	__builtin_memset(c, 0, sizeof(*c));
+	c->promote = DC_RESQ_PROMOTE_ANY;
+	c->nthresh = 2;
+	c->thresh_bytes[0] = 32 * 1024;
+	c->thresh_bytes[1] = 256 * 1024;
+	c->reserved_bytes = DC_RESQ_RESERVED_BYTES_DEFAULT;
+}
+
+/* The level new packets start at: 2 (ResQueue), 1 (PIAS). */
+DC_INLINE __u32 dc_resq_base(const struct dc_resq_cfg *c)
+{
+	return c->promote == DC_RESQ_PROMOTE_OFF ? DC_RESQ_BASE_PIAS : DC_RESQ_BASE_RESQ;
+}
+
+/*
+ * 0 if c is usable: a known promotion mode, thresholds strictly
+ * increasing and non-zero, and the lowest level base + nthresh within
+ * the class selector (<= 7).  Else a negative reason (user space names it).
+ */
+enum dc_resq_bad {
+	DC_RESQ_BAD_PROMOTE = 1,
+	DC_RESQ_BAD_NTHRESH,	/* too many levels for the mode */
+	DC_RESQ_BAD_ORDER,	/* a threshold 0 or not above the one before */
+};
+
+DC_INLINE int dc_resq_cfg_check(const struct dc_resq_cfg *c)
+{
+	__u32 i;
+
+	if (c->promote >= DC_RESQ_PROMOTE_MAX)
+		return -DC_RESQ_BAD_PROMOTE;
+	if (c->nthresh > DC_RESQ_THRESH_MAX || dc_resq_base(c) + c->nthresh > DC_RESQ_LEVEL_MAX)
+		return -DC_RESQ_BAD_NTHRESH;
+	for (i = 0; i < c->nthresh && i < DC_RESQ_THRESH_MAX; i++)
+		if (!c->thresh_bytes[i] || (i && c->thresh_bytes[i] <= c->thresh_bytes[i - 1]))
+			return -DC_RESQ_BAD_ORDER;
+	return 0;
+}
+
+/* PIAS' MLFQ level from the bytes the flow has sent before this packet. */
+DC_INLINE __u32 dc_resq_mlfq_level(const struct dc_resq_cfg *c, __u64 bytes_sent)
+{
+	__u32 level = dc_resq_base(c), i;
+
+	for (i = 0; i < DC_RESQ_THRESH_MAX; i++) {
+		if (i >= c->nthresh || bytes_sent < c->thresh_bytes[i])
+			break;
+		level++;
+	}
+	return level > DC_RESQ_LEVEL_MAX ? DC_RESQ_LEVEL_MAX : level;
+}
+
+/*
+ * §3.3's two rounds: the MLFQ level, then one level up for a retransmission
+ * the mode promotes (rto: the caller says whether a timeout preceded it).
+ * Never above level 1.
+ */
+DC_INLINE __u32 dc_resq_level(const struct dc_resq_cfg *c, __u64 bytes_sent, bool retx,
+			      bool after_rto)
+{
+	__u32 level = dc_resq_mlfq_level(c, bytes_sent);
+	bool promote = retx && (c->promote == DC_RESQ_PROMOTE_ANY ||
+				(c->promote == DC_RESQ_PROMOTE_RTO && after_rto));
+
+	return promote && level > 1 ? level - 1 : level;
+}
+
+/* The TOS byte carrying level: DSCP CS<level>, ECN bits kept. */
+DC_INLINE __u8 dc_resq_tos(__u8 tos, __u32 level)
+{
+	return (__u8)((tos & ~DC_RESQ_TOS_DSCP_MASK) | ((level & 7) << (DC_RESQ_DSCP_SHIFT + 2)));
+}
+
+/* The level a TOS byte carries (0: untagged). */
+DC_INLINE __u32 dc_resq_tos_level(__u8 tos)
+{
+	return (tos >> (DC_RESQ_DSCP_SHIFT + 2)) & 7;
+}
+
+/* Serial-number order of TCP sequence numbers (RFC 1982): a before b. */
+DC_INLINE bool dc_seq_before(__u32 a, __u32 b)
+{
+	return (__s32)(a - b) < 0;
+}
+
+/*
+ * Per flow, kept by the tagger: the highest sequence sent and the bytes
+ * sent (new data only, so retransmissions do not demote a flow).
+ */
+struct dc_resq_flow {
+	__u64 bytes_sent;	/* payload bytes of first transmissions */
+	__u64 pkts;		/* packets tagged */
+	__u64 retx_pkts;	/* retransmissions seen */
+	__u64 promoted_pkts;	/* retransmissions tagged one level up */
+	__u32 max_end_seq;	/* highest sequence sent + 1 (SYN and FIN count 1) */
+	__u32 rto_high_seq;	/* sockops: max_end_seq at the last timeout */
+	__u32 rto_count;	/* timeouts seen by sockops */
+	__u8 level;		/* level of the last packet tagged */
+	__u8 started;		/* max_end_seq is valid */
+	__u8 pad[2];
+};
+
+/*
+ * A segment of seq, len (payload + SYN + FIN) on flow f: 1 if it
+ * retransmits anything already sent.  Advances max_end_seq and
+ * bytes_sent by the new part; *before_bytes gets the bytes sent before
+ * this segment (what its level is computed from).  A flow first seen
+ * mid-stream starts at this segment.
+ */
+DC_INLINE bool dc_resq_account(struct dc_resq_flow *f, __u32 seq, __u32 len, __u32 payload,
+			       __u64 *before_bytes)
+{
+	__u32 end = seq + len;
+	bool retx = false;
+
+	*before_bytes = f->bytes_sent;
+	if (!len)
+		return false;		/* pure ACK: sends nothing */
+	if (!f->started) {
+		f->started = 1;
+		f->max_end_seq = seq;
+	}
+	if (dc_seq_before(seq, f->max_end_seq))
+		retx = true;
+	if (dc_seq_before(f->max_end_seq, end)) {
+		__u32 fresh = end - (dc_seq_before(seq, f->max_end_seq) ? f->max_end_seq : seq);
+
+		/* count payload, not the SYN/FIN sequence numbers */
+		f->bytes_sent += fresh < payload ? fresh : payload;
+		f->max_end_seq = end;
+	}
+	return retx;
+}
+
+/* RTO mode: seq was sent before the flow's last timeout (sockops wrote
+ * rto_high_seq = snd_nxt then), so re-sending it is the timeout's
+ * retransmission.  Go-back-N after an RTO re-sends exactly that range. */
+DC_INLINE bool dc_resq_after_rto(const struct dc_resq_flow *f, __u32 seq)
+{
+	return f->rto_count && dc_seq_before(seq, f->rto_high_seq);
+}
+
+#define DC_RESQ_COUNTERS(X)                                                           \
+	X(tagged, 0, "", "TCP/IPv4 packets tagged with their level.")                 \
+	X(retx, 0, "", "Retransmissions seen (a segment below the flow's highest sequence).") \
+	X(promoted, 0, "", "Retransmissions tagged one level up.")                   \
+	X(passed, 0, "", "Packets passed untouched (not TCP/IPv4, fragments, malformed).") \
+	X(gso, 0, "", "GSO packets tagged as one (one level for all their segments).") \
+	X(rto, 0, "", "Retransmission timeouts reported by sockops.")                 \
+	X(tag_err, 0, "", "Tags the kernel refused to write.")
+
+struct dc_resq_counters {
+	DC_RESQ_COUNTERS(DC_CTR_FIELD)
+};
+
+#endif

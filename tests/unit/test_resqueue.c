@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// kernel-independent: a pure core or user-space code, no BPF in the kernel
+/*
+ * ResQueue's core (include/dcbpf/resqueue.h): the MLFQ level as bytes
+ * accumulate against the thresholds (defaults and a custom set); §3.3's
+ * two cases -- a one-packet flow whose packet is retransmitted goes from
+ * level 2 to level 1, a long flow at level 4 retransmits its window at
+ * level 3 while new packets stay at 4 -- through the per-flow accounting
+ * the tagger runs; PIAS (promotion off) starts at 1 and never promotes;
+ * RTO mode promotes only what was sent before the timeout; sequence
+ * wrap-around; the DSCP encoding; bad configurations refused.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "dcbpf/resqueue.h"
+
+#define MSS 1448
+
+static void levels(void)
+{
+	struct dc_resq_cfg c;
+
+	dc_resq_cfg_default(&c);
+	CHECK_EQ("defaults valid", dc_resq_cfg_check(&c), 0);
+	CHECK_EQ("0 B sent: level 2 (level 1 reserved)", dc_resq_mlfq_level(&c, 0), 2);
+	CHECK_EQ("32 KB - 1: level 2", dc_resq_mlfq_level(&c, 32 * 1024 - 1), 2);
+	CHECK_EQ("32 KB: level 3", dc_resq_mlfq_level(&c, 32 * 1024), 3);
+	CHECK_EQ("256 KB - 1: level 3", dc_resq_mlfq_level(&c, 256 * 1024 - 1), 3);
+	CHECK_EQ("256 KB: level 4", dc_resq_mlfq_level(&c, 256 * 1024), 4);
+	CHECK_EQ("10 GB: level 4 (the lowest)", dc_resq_mlfq_level(&c, 10ULL << 30), 4);
+	CHECK_EQ("the 1-6 KB short flows all stay at 2", dc_resq_mlfq_level(&c, 6 * 1024), 2);
+
+	c.promote = DC_RESQ_PROMOTE_OFF;
+	CHECK_EQ("PIAS: 0 B sent: level 1", dc_resq_mlfq_level(&c, 0), 1);
+	CHECK_EQ("PIAS: 256 KB: level 3", dc_resq_mlfq_level(&c, 256 * 1024), 3);
+	CHECK_EQ("PIAS: a retransmission is not promoted", dc_resq_level(&c, 0, true, true), 1);
+	CHECK_EQ("PIAS: nor at level 3", dc_resq_level(&c, 1 << 20, true, true), 3);
+
+	dc_resq_cfg_default(&c);
+	c.nthresh = 5;
+	c.thresh_bytes[0] = 1000;
+	c.thresh_bytes[1] = 2000;
+	c.thresh_bytes[2] = 3000;
+	c.thresh_bytes[3] = 4000;
+	c.thresh_bytes[4] = 5000;
+	CHECK_EQ("5 thresholds: levels 2..7 valid", dc_resq_cfg_check(&c), 0);
+	CHECK_EQ("4999 B: level 6", dc_resq_mlfq_level(&c, 4999), 6);
+	CHECK_EQ("5000 B: level 7", dc_resq_mlfq_level(&c, 5000), 7);
+	c.nthresh = 6;
+	c.thresh_bytes[5] = 6000;
+	CHECK_EQ("6 thresholds from level 2: past CS7, refused", dc_resq_cfg_check(&c), -DC_RESQ_BAD_NTHRESH);
+	c.promote = DC_RESQ_PROMOTE_OFF;
+	CHECK_EQ("6 thresholds from level 1 (PIAS): fits", dc_resq_cfg_check(&c), 0);
+	c.thresh_bytes[3] = 3000;
+	CHECK_EQ("equal thresholds refused", dc_resq_cfg_check(&c), -DC_RESQ_BAD_ORDER);
+	dc_resq_cfg_default(&c);
+	c.thresh_bytes[0] = 0;
+	CHECK_EQ("a 0 threshold refused", dc_resq_cfg_check(&c), -DC_RESQ_BAD_ORDER);
+	dc_resq_cfg_default(&c);
+	c.promote = DC_RESQ_PROMOTE_MAX;
+	CHECK_EQ("unknown promotion mode refused", dc_resq_cfg_check(&c), -DC_RESQ_BAD_PROMOTE);
+}
+
+/* One segment through accounting and the level, as the tagger does. */
+static __u32 send(const struct dc_resq_cfg *c, struct dc_resq_flow *f, __u32 seq, __u32 payload,
+		  bool *retx)
+{
+	__u64 before;
+
+	*retx = dc_resq_account(f, seq, payload, payload, &before);
+	return dc_resq_level(c, before, *retx, dc_resq_after_rto(f, seq));
+}
+
+static void one_packet_flow(void)
+{
+	struct dc_resq_cfg c;
+	struct dc_resq_flow f = {};
+	__u64 before;
+	bool retx;
+	__u32 l;
+
+	dc_resq_cfg_default(&c);
+	CHECK_EQ("SYN: not a retransmission", dc_resq_account(&f, 999, 1, 0, &before), 0);
+	CHECK_EQ("SYN: no payload counted", f.bytes_sent, 0);
+	l = send(&c, &f, 1000, 1024, &retx);
+	CHECK_EQ("§3.3 case 1: the 1 KB flow's packet: level 2", l, 2);
+	CHECK_EQ("first transmission is not a retransmission", retx, 0);
+	CHECK_EQ("1024 bytes sent", f.bytes_sent, 1024);
+	l = send(&c, &f, 1000, 1024, &retx);
+	CHECK_EQ("§3.3 case 1: its retransmission: level 1", l, 1);
+	CHECK_EQ("detected as a retransmission", retx, 1);
+	CHECK_EQ("a retransmission adds no bytes sent", f.bytes_sent, 1024);
+	CHECK_EQ("pure ACK: not a retransmission", dc_resq_account(&f, 2024, 0, 0, &before), 0);
+	CHECK_EQ("FIN (seq 2024, 1 sequence number): new", dc_resq_account(&f, 2024, 1, 0, &before), 0);
+	CHECK_EQ("FIN retransmitted: a retransmission", dc_resq_account(&f, 2024, 1, 0, &before), 1);
+}
+
+static void long_flow_window(void)
+{
+	struct dc_resq_cfg c;
+	struct dc_resq_flow f = {};
+	__u32 seq = 0xfff00000u, i, l, hi = 0, lo = 8, wnd_start, promoted = 0;
+	bool retx;
+
+	dc_resq_cfg_default(&c);
+	/* 300 KB of new data; sequence numbers wrap around on the way */
+	for (i = 0; i < 300 * 1024 / MSS; i++, seq += MSS) {
+		l = send(&c, &f, seq, MSS, &retx);
+		hi = l > hi ? l : hi;
+		lo = l < lo ? l : lo;
+		if (retx)
+			promoted++;
+	}
+	CHECK_EQ("300 KB of new data: no retransmission (across the sequence wrap)", promoted, 0);
+	CHECK("levels went 2 .. 4 as bytes accumulated", lo == 2 && hi == 4, "lo %u hi %u", lo, hi);
+	CHECK_EQ("bytes sent counted across the wrap", f.bytes_sent, (__u64)i * MSS);
+	/* a window of 10 segments lost and retransmitted */
+	wnd_start = seq - 10 * MSS;
+	for (i = 0; i < 10; i++) {
+		l = send(&c, &f, wnd_start + i * MSS, MSS, &retx);
+		if (l == 3 && retx)
+			promoted++;
+	}
+	CHECK_EQ("§3.3 case 2: the window at level 4 retransmitted at level 3 (10 of 10)", promoted, 10);
+	l = send(&c, &f, seq, MSS, &retx);
+	CHECK_EQ("§3.3 case 2: new packets stay at level 4", l, 4);
+	/* a retransmission overlapping new data: both counted */
+	l = send(&c, &f, seq + MSS / 2, MSS, &retx);
+	CHECK("a segment overlapping the highest sequence: retransmission, new half counted",
+	      retx && l == 3 && f.max_end_seq == seq + MSS / 2 + MSS, "retx %d l %u", retx, l);
+}
+
+static void rto_mode(void)
+{
+	struct dc_resq_cfg c;
+	struct dc_resq_flow f = {};
+	__u32 l;
+	bool retx;
+
+	dc_resq_cfg_default(&c);
+	c.promote = DC_RESQ_PROMOTE_RTO;
+	send(&c, &f, 100, MSS, &retx);
+	send(&c, &f, 100 + MSS, MSS, &retx);
+	l = send(&c, &f, 100, MSS, &retx);
+	CHECK("RTO mode: a fast retransmission (no timeout) is not promoted", retx && l == 2,
+	      "retx %d l %u", retx, l);
+	f.rto_count = 1;		/* what sockops writes at the timeout */
+	f.rto_high_seq = f.max_end_seq;
+	l = send(&c, &f, 100 + MSS, MSS, &retx);
+	CHECK("RTO mode: after the timeout its retransmission is promoted", retx && l == 1,
+	      "retx %d l %u", retx, l);
+	l = send(&c, &f, 100 + 2 * MSS, MSS, &retx);
+	CHECK_EQ("RTO mode: new data after the timeout: level 2", l, 2);
+}
+
+static void tos(void)
+{
+	__u32 lvl;
+	int ok = 1;
+
+	for (lvl = 1; lvl <= DC_RESQ_LEVEL_MAX; lvl++)
+		ok &= dc_resq_tos_level(dc_resq_tos(0x03, lvl)) == lvl &&
+		      (dc_resq_tos(0x03, lvl) & 3) == 3 && dc_resq_tos(0, lvl) >> 2 == lvl << 3;
+	CHECK("levels 1..7 round-trip as CS1..CS7, ECN kept", ok, "");
+	CHECK_EQ("level 2 on TOS 0xb9 (EF, ECT(1)): CS2 = 0x41", dc_resq_tos(0xb9, 2), 0x41);
+	CHECK_EQ("untagged TOS: level 0", dc_resq_tos_level(0x02), 0);
+}
+
+int main(void)
+{
+	levels();
+	one_packet_flow();
+	long_flow_window();
+	rto_mode();
+	tos();
+	return check_failed;
+}
