@@ -81,17 +81,25 @@ mono_now() { fabric_exec "$FAB_SWITCH" "$QS" -q -d "$FAB_BN_DEV" -n 1 | cut -d, 
 # Ethernet + IP + TCP headers); the qdisc's own byte rate must match the
 # configured rate. Tolerance: goodput in [88 %, 100 %] of the rate, qdisc
 # rate within [QR_LO %, 105 %].
+# A sender starved of CPU by other work on a 2-core machine cannot fill a
+# 1 Gbit/s link, which says nothing of the fabric: a measurement below the
+# floor is taken once more (and the first one kept as iperf-RATE.1.json).
 measure_rate() { # RATE_MBIT SECONDS
-	local rate=$1 secs=$2 gp qr q=$W/rate-$1.csv
-	fabric_exec "$FAB_SWITCH" "$QS" -r -d "$FAB_BN_DEV" -t $((secs + 1)) -o "$q" &
-	local qpid=$!
-	fabric_exec "${FAB_SENDERS[0]}" iperf3 -c "$FAB_RECV_IP" -p 5201 -t "$secs" -C cubic -J >"$W/iperf-$rate.json" 2>&1
-	wait $qpid
-	gp=$(jq '.end.sum_received.bits_per_second / 1e6 | floor' "$W/iperf-$rate.json" 2>/dev/null || echo 0)
-	# qdisc rate from 1 s after the first bytes to 0.2 s before the end
-	qr=$(awk -F, -v secs="$secs" 'NR == 2 {s0 = $3} NR > 2 && !tf && $3 - s0 > 100000 {tf = $1}
-		tf && $1 >= tf + 1e9 && $1 < tf + (secs - 0.2) * 1e9 {if (!n++) {a = $1; sa = $3} b = $1; sb = $3}
-		END {if (b > a) printf "%.0f", (sb - sa) * 8e3 / (b - a); else print 0}' "$q")
+	local rate=$1 secs=$2 gp qr q=$W/rate-$1.csv try
+	for try in 1 2; do
+		fabric_exec "$FAB_SWITCH" "$QS" -r -d "$FAB_BN_DEV" -t $((secs + 1)) -o "$q" &
+		local qpid=$!
+		fabric_exec "${FAB_SENDERS[0]}" iperf3 -c "$FAB_RECV_IP" -p 5201 -t "$secs" -C cubic -J >"$W/iperf-$rate.json" 2>&1
+		wait $qpid
+		gp=$(jq '.end.sum_received.bits_per_second / 1e6 | floor' "$W/iperf-$rate.json" 2>/dev/null || echo 0)
+		# qdisc rate from 1 s after the first bytes to 0.2 s before the end
+		qr=$(awk -F, -v secs="$secs" 'NR == 2 {s0 = $3} NR > 2 && !tf && $3 - s0 > 100000 {tf = $1}
+			tf && $1 >= tf + 1e9 && $1 < tf + (secs - 0.2) * 1e9 {if (!n++) {a = $1; sa = $3} b = $1; sb = $3}
+			END {if (b > a) printf "%.0f", (sb - sa) * 8e3 / (b - a); else print 0}' "$q")
+		[ "${gp:-0}" -ge $((rate * 88 / 100)) ] && [ "${qr:-0}" -ge $((rate * QR_LO / 100)) ] && break
+		[ $try = 1 ] && { echo "fabric: $rate Mbit/s measured $gp Mbit/s goodput, $qr qdisc: once more" >&2
+			cp "$W/iperf-$rate.json" "$W/iperf-$rate.1.json"; }
+	done
 	if [ "${gp:-0}" -ge $((rate * 88 / 100)) ] && [ "${gp:-0}" -le "$rate" ]; then
 		t_pass "fabric: iperf3/cubic goodput $gp Mbit/s within [88%, 100%] of TBF $rate Mbit/s"
 	else
@@ -110,51 +118,58 @@ measure_rate $RATE2 3
 fabric_shape "$FAB_SWITCH" "$FAB_BN_DEV" $RATE $BUF
 
 # ---- 3. qsample tracks tc -s qdisc -------------------------------------------
-q=$W/track.csv
-fabric_bg "$FAB_SWITCH" "$QS" -r -d "$FAB_BN_DEV" -o "$q"	# until SIGTERM
-qpid=$FAB_LAST_PID
-fabric_exec "${FAB_SENDERS[0]}" iperf3 -c "$FAB_RECV_IP" -p 5201 -t $TRACK_T -C cubic >/dev/null 2>&1 &
-ipid=$!
-sleep 1.2
-# Under load, bracket each tc reading with two monotonic timestamps; the
-# value tc printed must lie within what qsample saw in that interval (±1 ms,
-# widened by one 8 KiB GSO packet for the instants between samples).
-readings=()
-for i in 1 2 3 4 5; do
-	a=$(mono_now)
-	tb=$(tc_num backlog)
-	b=$(mono_now)
-	readings+=("$a $b $tb")
-	sleep 0.1
+# A CUBIC flow starved of CPU may not keep the queue up at all: without
+# three loaded readings the run is taken once more (the tracking itself
+# must hold in both).
+for try in 1 2; do
+	q=$W/track.csv
+	fabric_bg "$FAB_SWITCH" "$QS" -r -d "$FAB_BN_DEV" -o "$q"	# until SIGTERM
+	qpid=$FAB_LAST_PID
+	fabric_exec "${FAB_SENDERS[0]}" iperf3 -c "$FAB_RECV_IP" -p 5201 -t $TRACK_T -C cubic >/dev/null 2>&1 &
+	ipid=$!
+	sleep 1.2
+	# Under load, bracket each tc reading with two monotonic timestamps; the
+	# value tc printed must lie within what qsample saw in that interval (±1 ms,
+	# widened by one 8 KiB GSO packet for the instants between samples).
+	readings=()
+	for i in 1 2 3 4 5; do
+		a=$(mono_now)
+		tb=$(tc_num backlog)
+		b=$(mono_now)
+		readings+=("$a $b $tb")
+		sleep 0.1
+	done
+	wait $ipid
+	sleep 0.5	# drain and idle
+	idle_tc=$(tc_num backlog)
+	sent_tc=$(tc_num sent)
+	drop_tc=$(tc_num dropped)
+	sleep 0.3
+	kill -TERM $qpid
+	wait $qpid
+	loaded=$(awk -F, 'NR > 1 && $2 > 0 {n++} END {print n + 0}' "$q")
+	# qsample writes its CSV at exit; compare the readings now.
+	# A CUBIC flow's queue drains now and then after a loss, so a reading may
+	# be 0: the comparison needs most of them under load, all of them in range.
+	ok=0 why="" nz=0
+	for r in "${readings[@]}"; do
+		read -r a b tb <<<"$r"
+		res=$(awk -F, -v a="$a" -v b="$b" -v v="$tb" 'NR > 1 && $1 >= a - 1e6 && $1 <= b + 1e6 {
+				if (!n++ || $2 < lo) lo = $2; if ($2 > hi) hi = $2}
+			END {print (n && v + 0 >= lo - 8300 && v + 0 <= hi + 8300) ? "in" : "out", n + 0, lo + 0, hi + 0}' "$q")
+		case $res in in*) ok=$((ok + 1)) ;; *) why+="tc=$tb qsample(n,min,max)=${res#out } " ;; esac
+		[ "${tb:-0}" -gt 0 ] && nz=$((nz + 1))
+	done
+	[ $nz -ge 3 ] || why+="tc backlog > 0 in only $nz of 5 readings under load; "
+	[ $nz -ge 3 ] || [ $ok != 5 ] || [ $try = 2 ] || { echo "fabric: tc backlog > 0 in $nz of 5 readings: once more" >&2; continue; }
+	break
 done
-wait $ipid
-sleep 0.5	# drain and idle
-idle_tc=$(tc_num backlog)
-sent_tc=$(tc_num sent)
-drop_tc=$(tc_num dropped)
-sleep 0.3
-kill -TERM $qpid
-wait $qpid
 nsamp=$(($(wc -l <"$q") - 1))
 if [ $nsamp -ge 2500 ]; then
 	t_pass "fabric: qsample ran at 1 ms until SIGTERM ($nsamp samples in ~4 s, CSV flushed)"
 else
 	t_fail "fabric: qsample ran at 1 ms until SIGTERM" "$nsamp samples in $q"
 fi
-loaded=$(awk -F, 'NR > 1 && $2 > 0 {n++} END {print n + 0}' "$q")
-# qsample writes its CSV at exit; compare the readings now.
-# A CUBIC flow's queue drains now and then after a loss, so a reading may
-# be 0: the comparison needs most of them under load, all of them in range.
-ok=0 why="" nz=0
-for r in "${readings[@]}"; do
-	read -r a b tb <<<"$r"
-	res=$(awk -F, -v a="$a" -v b="$b" -v v="$tb" 'NR > 1 && $1 >= a - 1e6 && $1 <= b + 1e6 {
-			if (!n++ || $2 < lo) lo = $2; if ($2 > hi) hi = $2}
-		END {print (n && v + 0 >= lo - 8300 && v + 0 <= hi + 8300) ? "in" : "out", n + 0, lo + 0, hi + 0}' "$q")
-	case $res in in*) ok=$((ok + 1)) ;; *) why+="tc=$tb qsample(n,min,max)=${res#out } " ;; esac
-	[ "${tb:-0}" -gt 0 ] && nz=$((nz + 1))
-done
-[ $nz -ge 3 ] || why+="tc backlog > 0 in only $nz of 5 readings under load; "
 if [ $ok = 5 ] && [ -z "$why" ]; then
 	t_pass "fabric: qsample backlog tracks tc -s qdisc under load (5/5 readings, $nz of them non-zero; $loaded non-zero samples)"
 else
