@@ -83,7 +83,7 @@ struct dc_resq_cfg {
 	__u32 thresh_bytes[DC_RESQ_THRESH_MAX];	/* strictly increasing */
 	__u32 reserved_bytes;			/* level 1's buffer at the switches (documents the
 						 * deployment; the switch enforces it) */
-	__u32 pad;
+	__u32 enabled;				/* 0: pass every packet untouched */
 };
 
 DC_INLINE void dc_resq_cfg_default(struct dc_resq_cfg *c)
@@ -94,6 +94,7 @@ DC_INLINE void dc_resq_cfg_default(struct dc_resq_cfg *c)
 	c->thresh_bytes[0] = 32 * 1024;
 	c->thresh_bytes[1] = 256 * 1024;
 	c->reserved_bytes = DC_RESQ_RESERVED_BYTES_DEFAULT;
+	c->enabled = 1;
 }
 
 /* The level new packets start at: 2 (ResQueue), 1 (PIAS). */
