@@ -12,6 +12,9 @@
 #  - a reload with a bad metrics_file is named and writing goes on; a reload to
 #    another path moves the file there;
 #  - the stop writes a last file: dcbpf_daemon_up 0, nothing registered.
+# host-suite: the daemon's Prometheus file (format, rename, reload, last write) lies above
+# the pinning and attach paths that tests/loader/dcbpfd.sh, tests/integ/int.sh, admit.sh and
+# ethereal.sh cover on every kernel.
 # shellcheck shell=bash
 # SC2015: "A && t_pass || t_fail" is safe, t_pass only prints.
 # SC2317: cleanup runs from the EXIT trap.

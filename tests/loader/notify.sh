@@ -5,6 +5,8 @@
 # A python3 listener stands in for the service manager and records, for
 # each datagram, whether the pins and registrations existed when it came.
 # Both socket forms are used: an abstract name (@...) and a path.
+# host-suite: the service-manager protocol lies above the pinning and registration paths
+# that tests/loader/dcbpfd.sh and lifecycle.sh cover on every kernel.
 # shellcheck shell=bash
 # shellcheck disable=SC2015,SC2317
 source "$(dirname "$0")/../lib/test.sh"

@@ -2,6 +2,7 @@
 # rates and WF^k depths on the thesis' chain example, the simulator's JSON
 # (exact rates within 6·W², churn, losses), and topology files refused with
 # their line and reason.  No pinned state, no namespaces.
+# kernel-independent: the oracle and the simulator in user space, no BPF in the kernel
 # shellcheck shell=bash
 source "$(dirname "$0")/../lib/test.sh"
 

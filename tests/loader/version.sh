@@ -3,6 +3,7 @@
 # runs with (the installed libbpf1) and the one it was compiled against
 # (libbpf-dev's headers), and the features built (each one backed by an
 # object in BUILD).  No root needed.
+# kernel-independent: version strings and the libbpf of the binary, no BPF in the kernel
 # shellcheck shell=bash
 # shellcheck disable=SC2015
 source "$(dirname "$0")/../lib/test.sh"
