@@ -109,22 +109,13 @@ int main(void)
 	struct dc_cosy_route rt = { .nports = 2, .port = { 0, 1 } };
 	struct frame rsvp, data, req;
 	struct cosy_bpf *s;
-	struct bpf_map *m;
 	__u32 lo = 1, in_port = 2, dst;
 	int prog, empty;
 
-	if (geteuid()) {
-		fprintf(stderr, "cosy_prog bench: needs root, skipped\n");
-		return 0;
-	}
-	libbpf_set_print(NULL);
-	s = cosy_bpf__open();
-	if (!s)
-		return 1;
-	bpf_object__for_each_map(m, s->obj)
-		bpf_map__set_pin_path(m, NULL);
-	if (cosy_bpf__load(s)) {
-		fprintf(stderr, "cosy_prog bench: loading the switch program failed\n");
+	DC_BENCH_NEED_ROOT("cosy_prog");
+	s = DC_SKEL_OPEN_LOAD(cosy_bpf);
+	if (!s) {
+		fprintf(stderr, "cosy_prog bench: loading the switch program failed: %s\n", strerror(errno));
 		return 1;
 	}
 	prog = bpf_program__fd(s->progs.dc_cosy_ingress);

@@ -73,25 +73,14 @@ int main(void)
 	struct frame data, with_opt, filled, ack, echo;
 	struct int_transit_bpf *x;
 	struct int_bpf *s;
-	struct bpf_map *m;
 	__u32 one = 1, port_id = 0;
 	int empty, i;
 
-	if (geteuid()) {
-		fprintf(stderr, "int_prog bench: needs root, skipped\n");
-		return 0;
-	}
-	libbpf_set_print(NULL);
-	s = int_bpf__open();
-	x = int_transit_bpf__open();
-	if (!s || !x)
-		return 1;
-	bpf_object__for_each_map(m, s->obj)
-		bpf_map__set_pin_path(m, NULL);
-	bpf_object__for_each_map(m, x->obj)
-		bpf_map__set_pin_path(m, NULL);
-	if (int_bpf__load(s) || int_transit_bpf__load(x)) {
-		fprintf(stderr, "int_prog bench: loading the INT programs failed\n");
+	DC_BENCH_NEED_ROOT("int_prog");
+	s = DC_SKEL_OPEN_LOAD(int_bpf);
+	x = DC_SKEL_OPEN_LOAD(int_transit_bpf);
+	if (!s || !x) {
+		fprintf(stderr, "int_prog bench: loading the INT programs failed: %s\n", strerror(errno));
 		return 1;
 	}
 	empty = pb_empty_prog(BPF_PROG_TYPE_SCHED_CLS, "dc_tc_empty");

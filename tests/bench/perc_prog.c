@@ -53,22 +53,13 @@ int main(void)
 	struct dc_perc_link link;
 	struct frame fwd, rev, end;
 	struct perc_bpf *s;
-	struct bpf_map *m;
 	__u32 ifindex = 1, idx = 2;
 	int empty;
 
-	if (geteuid()) {
-		fprintf(stderr, "perc_prog bench: needs root, skipped\n");
-		return 0;
-	}
-	libbpf_set_print(NULL);
-	s = perc_bpf__open();
-	if (!s)
-		return 1;
-	bpf_object__for_each_map(m, s->obj)
-		bpf_map__set_pin_path(m, NULL);
-	if (perc_bpf__load(s)) {
-		fprintf(stderr, "perc_prog bench: loading the link program failed\n");
+	DC_BENCH_NEED_ROOT("perc_prog");
+	s = DC_SKEL_OPEN_LOAD(perc_bpf);
+	if (!s) {
+		fprintf(stderr, "perc_prog bench: loading the link program failed: %s\n", strerror(errno));
 		return 1;
 	}
 	empty = pb_empty_prog(BPF_PROG_TYPE_SCHED_CLS, "dc_tc_empty");

@@ -49,22 +49,13 @@ int main(void)
 	struct dc_rt_frame night = { .now_ns = 1000000 + 5 * 100000 + 95000, .from = 6, .to = 9 };
 	struct dc_rd_slot s;
 	struct rd_sched_bpf *o;
-	struct bpf_map *m;
 	__u32 zero = 0, t, u, i, key;
 	int empty, prog;
 
-	if (geteuid()) {
-		fprintf(stderr, "rdcn_prog bench: needs root, skipped\n");
-		return 0;
-	}
-	libbpf_set_print(NULL);
-	o = rd_sched_bpf__open();
-	if (!o)
-		return 1;
-	bpf_object__for_each_map(m, o->obj)
-		bpf_map__set_pin_path(m, NULL);
-	if (rd_sched_bpf__load(o)) {
-		fprintf(stderr, "rdcn_prog bench: loading the test object failed\n");
+	DC_BENCH_NEED_ROOT("rdcn_prog");
+	o = DC_SKEL_OPEN_LOAD(rd_sched_bpf);
+	if (!o) {
+		fprintf(stderr, "rdcn_prog bench: loading the test object failed: %s\n", strerror(errno));
 		return 1;
 	}
 	/* de Bruijn(16, 4) cut into 4 matchings, 2 per slot */

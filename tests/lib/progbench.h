@@ -13,6 +13,8 @@
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 
+#include "skelfix.h"
+
 #define PB_FRAME_MAX 2048
 
 /* Mean kernel ns of `runs` single runs of prog on (in, len); -1 if none ran. */

@@ -39,6 +39,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "skelfix.h"
 #include "check.h"
 #include "swfixture.h"
 #include "dcbpf/int.h"
@@ -1088,10 +1089,7 @@ int main(void)
 
 	(void)swfix_pkt; /* the fixture's packet helpers: the corpus builds its own */
 	(void)swfix_run;
-	if (geteuid()) {
-		printf("SKIP: corpus: needs root (sudo make check)\n");
-		return 0;
-	}
+	DC_TEST_NEED_ROOT("corpus");
 	rng_state = seed_env ? strtoull(seed_env, NULL, 0) : 0xdcb9f00dULL;
 	if (setup())
 		return 1;

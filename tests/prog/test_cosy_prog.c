@@ -35,6 +35,7 @@
 #include <bpf/libbpf.h>
 
 #include "check.h"
+#include "skelfix.h"
 #include "dcbpf/cosy.h"
 #include "cosy.skel.h"
 
@@ -628,25 +629,15 @@ static int private_net(void)
 
 int main(void)
 {
-	if (geteuid()) {
-		printf("SKIP: cosy prog: needs root\n");
-		return 0;
-	}
+	DC_TEST_NEED_ROOT("cosy prog");
 	if (private_net()) {
 		printf("FAIL: cosy prog: a network namespace of its own with lo up: %s\n", strerror(errno));
 		return 1;
 	}
-	libbpf_set_print(NULL);
 	for (int w = 0; w < NSW; w++) {
-		struct bpf_map *m;
-
-		sw[w] = cosy_bpf__open();
-		if (!sw[w])
-			return 1;
-		bpf_object__for_each_map(m, sw[w]->obj)
-			bpf_map__set_pin_path(m, NULL);
-		if (cosy_bpf__load(sw[w])) {
-			printf("FAIL: cosy prog: switch %s loads: %s\n", swname[w], strerror(errno));
+		sw[w] = DC_SKEL_OPEN_LOAD(cosy_bpf);
+		if (!sw[w]) {
+			printf("FAIL: cosy prog: switch %s opens and loads: %s\n", swname[w], strerror(errno));
 			return 1;
 		}
 	}

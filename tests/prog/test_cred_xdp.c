@@ -9,6 +9,7 @@
  * reason and the event ring.  Needs root.
  */
 #define _GNU_SOURCE
+#include "skelfix.h"
 #include "check.h"
 #include "swfixture.h"
 #include "rfgen.h"
@@ -176,12 +177,7 @@ int main(void)
 	int d, a, k;
 	__u64 t0;
 
-	if (geteuid()) {
-		bool ci = getenv("CI") && !strcmp(getenv("CI"), "true");
-
-		printf("%s: credence xdp fixtures: needs root (sudo make check)\n", ci ? "FAIL" : "SKIP");
-		return ci;
-	}
+	DC_TEST_NEED_ROOT("credence xdp fixtures");
 	if (swfix_setup(&f)) {
 		printf("FAIL: credence xdp fixture: namespace, veths and switch object set up\n");
 		return 1;

@@ -23,6 +23,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "skelfix.h"
 #include "check.h"
 #include "pktbuild.h"
 #include "dcbpf/int.h"
@@ -831,36 +832,22 @@ static void test_leaf(void)
 
 int main(void)
 {
-	struct bpf_map *m;
-
-	if (!getenv("DCBPF_DEBUG"))
-		libbpf_set_print(NULL);
-	hs = ethereal_bpf__open();
-	ls = eth_leaf_bpf__open();
-	is = int_bpf__open();
-	if (!hs || !ls || !is) {
-		printf("FAIL: eth prog: open: %s\n", strerror(errno));
-		return 1;
-	}
-	/* Private maps: a fixture must not touch pinned production state. */
-	bpf_object__for_each_map(m, hs->obj)
-		bpf_map__set_pin_path(m, NULL);
-	bpf_object__for_each_map(m, ls->obj)
-		bpf_map__set_pin_path(m, NULL);
-	bpf_object__for_each_map(m, is->obj)
-		bpf_map__set_pin_path(m, NULL);
-	if (ethereal_bpf__load(hs)) {
-		printf("FAIL: eth prog: host programs load (verifier): %s\n", strerror(errno));
+	DC_TEST_NEED_ROOT("eth prog");
+	hs = DC_SKEL_OPEN_LOAD(ethereal_bpf);
+	if (!hs) {
+		printf("FAIL: eth prog: host programs open and load (verifier): %s\n", strerror(errno));
 		return 1;
 	}
 	printf("PASS: eth prog: host programs verify and load\n");
-	if (eth_leaf_bpf__load(ls)) {
-		printf("FAIL: eth prog: leaf program load (verifier): %s\n", strerror(errno));
+	ls = DC_SKEL_OPEN_LOAD(eth_leaf_bpf);
+	if (!ls) {
+		printf("FAIL: eth prog: leaf program open and load (verifier): %s\n", strerror(errno));
 		return 1;
 	}
 	printf("PASS: eth prog: leaf program verifies and loads\n");
-	if (int_bpf__load(is)) {
-		printf("FAIL: eth prog: INT programs load: %s\n", strerror(errno));
+	is = DC_SKEL_OPEN_LOAD(int_bpf);
+	if (!is) {
+		printf("FAIL: eth prog: INT programs open and load: %s\n", strerror(errno));
 		return 1;
 	}
 	{

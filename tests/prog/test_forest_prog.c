@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "skelfix.h"
 #include "check.h"
 #include "rfgen.h"
 #include "rf_eval.skel.h"
@@ -57,12 +58,7 @@ int main(void)
 	int prog, model, tree, node;
 	bool all_valid = true;
 
-	if (geteuid()) {
-		bool ci = getenv("CI") && !strcmp(getenv("CI"), "true");
-
-		printf("%s: forest in BPF: needs root (sudo make check)\n", ci ? "FAIL" : "SKIP");
-		return ci;
-	}
+	DC_TEST_NEED_ROOT("forest in BPF");
 	libbpf_set_print(NULL);
 	skel = rf_eval_bpf__open_and_load();
 	if (!skel) {

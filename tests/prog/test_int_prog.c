@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "check.h"
+#include "skelfix.h"
 #include "pktbuild.h"
 #include "dcbpf/int.h"
 #include "int.skel.h"
@@ -485,32 +486,16 @@ static void test_transit(void)
 
 int main(void)
 {
-	struct bpf_map *m;
-
-	if (!getenv("DCBPF_DEBUG"))
-		libbpf_set_print(NULL);
-	skel = int_bpf__open();
+	DC_TEST_NEED_ROOT("int prog");
+	skel = DC_SKEL_OPEN_LOAD(int_bpf);
 	if (!skel) {
-		printf("FAIL: int prog: open: %s\n", strerror(errno));
-		return 1;
-	}
-	/* Private maps: a fixture must not touch pinned production state. */
-	bpf_object__for_each_map(m, skel->obj)
-		bpf_map__set_pin_path(m, NULL);
-	if (int_bpf__load(skel)) {
-		printf("FAIL: int prog: load (verifier): %s\n", strerror(errno));
+		printf("FAIL: int prog: open and load (verifier): %s\n", strerror(errno));
 		return 1;
 	}
 	printf("PASS: int prog: host programs verify and load\n");
-	xskel = int_transit_bpf__open();
+	xskel = DC_SKEL_OPEN_LOAD(int_transit_bpf);
 	if (!xskel) {
-		printf("FAIL: int prog: open transit: %s\n", strerror(errno));
-		return 1;
-	}
-	bpf_object__for_each_map(m, xskel->obj)
-		bpf_map__set_pin_path(m, NULL);
-	if (int_transit_bpf__load(xskel)) {
-		printf("FAIL: int prog: transit load (verifier): %s\n", strerror(errno));
+		printf("FAIL: int prog: transit open and load (verifier): %s\n", strerror(errno));
 		return 1;
 	}
 	printf("PASS: int prog: transit program verifies and loads\n");

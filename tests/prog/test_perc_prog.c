@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "check.h"
+#include "skelfix.h"
 #include "dcbpf/perc.h"
 #include "percpkt.h"
 #include "perc.skel.h"
@@ -503,25 +504,10 @@ static void test_malformed(void)
 
 int main(void)
 {
-	struct bpf_map *m;
-
-	if (geteuid()) {
-		printf("%s: perc prog: needs root (sudo make check)\n",
-		       getenv("CI") && !strcmp(getenv("CI"), "true") ? "FAIL" : "SKIP");
-		return getenv("CI") && !strcmp(getenv("CI"), "true");
-	}
-	if (!getenv("DCBPF_DEBUG"))
-		libbpf_set_print(NULL);
-	skel = perc_bpf__open();
+	DC_TEST_NEED_ROOT("perc prog");
+	skel = DC_SKEL_OPEN_LOAD(perc_bpf);
 	if (!skel) {
-		printf("FAIL: perc prog: open: %s\n", strerror(errno));
-		return 1;
-	}
-	/* Private maps: a fixture must not touch pinned production state. */
-	bpf_object__for_each_map(m, skel->obj)
-		bpf_map__set_pin_path(m, NULL);
-	if (perc_bpf__load(skel)) {
-		printf("FAIL: perc prog: load (verifier): %s\n", strerror(errno));
+		printf("FAIL: perc prog: open and load (verifier): %s\n", strerror(errno));
 		return 1;
 	}
 	printf("PASS: perc prog: link programs verify and load\n");

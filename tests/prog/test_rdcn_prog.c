@@ -20,6 +20,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "skelfix.h"
 #include "check.h"
 #include "cli.h"
 #include "rdcn/rdcn.h"
@@ -82,12 +83,7 @@ int main(void)
 	unsigned int m;
 	int rc, failed = 0;
 
-	if (geteuid()) {
-		bool ci = getenv("CI") && !strcmp(getenv("CI"), "true");
-
-		printf("%s: rdcn maps in BPF: needs root (sudo make check)\n", ci ? "FAIL" : "SKIP");
-		return ci;
-	}
+	DC_TEST_NEED_ROOT("rdcn maps in BPF");
 	libbpf_set_print(NULL);
 	snprintf(dir, sizeof(dir), "/sys/fs/bpf/dcbpf-test-rdcn-%d", (int)getpid());
 	if (mkdir(dir, 0700) && errno != EEXIST) {

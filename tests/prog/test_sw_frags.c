@@ -9,6 +9,7 @@
  * reported as a SKIP and only the single-buffer checks run.  Needs root.
  */
 #define _GNU_SOURCE
+#include "skelfix.h"
 #include "check.h"
 #include "swfixture.h"
 
@@ -99,11 +100,7 @@ int main(void)
 {
 	int v;
 
-	if (geteuid()) {
-		printf("%s: xdp frags fixtures: needs root (sudo make check)\n",
-		       getenv("CI") && !strcmp(getenv("CI"), "true") ? "FAIL" : "SKIP");
-		return getenv("CI") && !strcmp(getenv("CI"), "true");
-	}
+	DC_TEST_NEED_ROOT("xdp frags fixtures");
 	(void)swfix_run;	/* the fixture's runner stops at 9000 bytes: run() here */
 	if (swfix_setup(&f)) {
 		printf("FAIL: frags fixture: namespace, veths and switch object set up\n");

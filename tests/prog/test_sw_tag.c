@@ -10,6 +10,7 @@
  * here port 0 stands for a second uplink.  Needs root.
  */
 #define _GNU_SOURCE
+#include "skelfix.h"
 #include "check.h"
 #include "swfixture.h"
 #include "dcbpf/int.h"
@@ -102,11 +103,7 @@ int main(void)
 	unsigned char in[LEN];
 	int v, p;
 
-	if (geteuid()) {
-		printf("%s: switch tag fixtures: needs root (sudo make check)\n",
-		       getenv("CI") && !strcmp(getenv("CI"), "true") ? "FAIL" : "SKIP");
-		return getenv("CI") && !strcmp(getenv("CI"), "true");
-	}
+	DC_TEST_NEED_ROOT("switch tag fixtures");
 	(void)swfix_queue;	/* port 0 too: queue() here */
 	if (swfix_setup(&f)) {
 		printf("FAIL: switch tag fixture: namespace, veths and switch object set up\n");
