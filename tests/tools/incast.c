@@ -92,9 +92,7 @@ static int enter_netns(const char *name)
 
 struct sconn {
 	int fd;
-	unsigned hdr_got;
-	unsigned char hdr[HDR_LEN];
-	uint64_t left;	/* payload bytes still to read for the current request */
+	struct req_rx rx;
 };
 
 static void sink_close(int ep, struct sconn *c)
@@ -107,38 +105,7 @@ static void sink_close(int ep, struct sconn *c)
 /* Returns 0 to keep the connection, -1 to close it. */
 static int sink_read(struct sconn *c)
 {
-	for (;;) {
-		ssize_t n;
-
-		if (c->hdr_got < HDR_LEN) {
-			n = read(c->fd, c->hdr + c->hdr_got, HDR_LEN - c->hdr_got);
-			if (n == 0)
-				return -1;
-			if (n < 0)
-				return errno == EAGAIN ? 0 : -1;
-			c->hdr_got += n;
-			if (c->hdr_got < HDR_LEN)
-				continue;
-			if (req_hdr_get(c->hdr, MAGIC, &c->left)) {
-				fprintf(stderr, "incast sink: bad request header, closing\n");
-				return -1;
-			}
-		}
-		while (c->left) {
-			size_t want = c->left < CHUNK ? c->left : CHUNK;
-
-			n = read(c->fd, iobuf, want);
-			if (n == 0)
-				return -1;
-			if (n < 0)
-				return errno == EAGAIN ? 0 : -1;
-			c->left -= n;
-		}
-		/* Whole request read by the application: acknowledge it. */
-		if (write(c->fd, "K", 1) != 1)
-			return -1;
-		c->hdr_got = 0;
-	}
+	return req_rx_read(c->fd, &c->rx, MAGIC, "incast sink");
 }
 
 static int run_sink(int argc, char **argv)

@@ -10,9 +10,12 @@
 #define DCBPF_TOOLS_TOOL_H
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
 
 static inline uint64_t now_ns(void)
 {
@@ -53,6 +56,57 @@ static inline int req_hdr_get(const unsigned char *h, uint32_t magic, uint64_t *
 		return -1;
 	*len = req_be64(l);
 	return 0;
+}
+
+/* The receiving end of one connection: where it is in the current request. */
+struct req_rx {
+	unsigned int hdr_got;
+	unsigned char hdr[REQ_HDR_LEN];
+	uint64_t left;		/* payload bytes still to come */
+};
+
+/*
+ * Read what a non-blocking connection has: header, then the payload
+ * discarded in the kernel (MSG_TRUNC: no copy), then 'K' back for each whole
+ * request.  Returns 0 to keep the connection (nothing more to read now), -1
+ * to close it (EOF, error, or a header that is not ours: said on stderr by
+ * WHO).
+ */
+static inline int req_rx_read(int fd, struct req_rx *r, uint32_t magic, const char *who)
+{
+	static char scratch[256 * 1024];
+
+	for (;;) {
+		ssize_t n;
+
+		if (r->hdr_got < REQ_HDR_LEN) {
+			n = recv(fd, r->hdr + r->hdr_got, REQ_HDR_LEN - r->hdr_got, MSG_DONTWAIT);
+			if (n == 0)
+				return -1;
+			if (n < 0)
+				return errno == EAGAIN ? 0 : -1;
+			r->hdr_got += n;
+			if (r->hdr_got < REQ_HDR_LEN)
+				continue;
+			if (req_hdr_get(r->hdr, magic, &r->left)) {
+				fprintf(stderr, "%s: bad request header, closing a receiver connection\n", who);
+				return -1;
+			}
+		}
+		while (r->left) {
+			n = recv(fd, scratch, r->left < sizeof(scratch) ? r->left : sizeof(scratch),
+				 MSG_DONTWAIT | MSG_TRUNC);
+			if (n == 0)
+				return -1;
+			if (n < 0)
+				return errno == EAGAIN ? 0 : -1;
+			r->left -= n;
+		}
+		/* Whole request read by the application: acknowledge it. */
+		if (send(fd, "K", 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
+			return -1;
+		r->hdr_got = 0;
+	}
 }
 
 #endif

@@ -119,9 +119,7 @@ struct conn {
 struct sink {
 	int type;		/* T_SINK */
 	int fd;
-	unsigned int hdr_got;
-	unsigned char hdr[DC_WL_REQ_HDR];
-	uint64_t left;
+	struct req_rx rx;
 };
 
 struct listener {
@@ -562,39 +560,10 @@ static void conn_read(struct conn *c)
 	conn_idle(c);
 }
 
-/* The receiving end: header, then the payload discarded in the kernel
- * (MSG_TRUNC: no copy), then 'K'.  Returns -1 to close. */
+/* The receiving end (tool.h).  Returns -1 to close. */
 static int sink_read(struct sink *s)
 {
-	for (;;) {
-		ssize_t n;
-
-		if (s->hdr_got < DC_WL_REQ_HDR) {
-			n = recv(s->fd, s->hdr + s->hdr_got, DC_WL_REQ_HDR - s->hdr_got, MSG_DONTWAIT);
-			if (n == 0)
-				return -1;
-			if (n < 0)
-				return errno == EAGAIN ? 0 : -1;
-			s->hdr_got += n;
-			if (s->hdr_got < DC_WL_REQ_HDR)
-				continue;
-			if (req_hdr_get(s->hdr, MAGIC, &s->left)) {
-				fprintf(stderr, "workload: bad request header, closing a receiver connection\n");
-				return -1;
-			}
-		}
-		while (s->left) {
-			n = recv(s->fd, iobuf, s->left < CHUNK ? s->left : CHUNK, MSG_DONTWAIT | MSG_TRUNC);
-			if (n == 0)
-				return -1;
-			if (n < 0)
-				return errno == EAGAIN ? 0 : -1;
-			s->left -= n;
-		}
-		if (send(s->fd, "K", 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
-			return -1;
-		s->hdr_got = 0;
-	}
+	return req_rx_read(s->fd, &s->rx, MAGIC, "workload");
 }
 
 static void accept_all(struct listener *l)
