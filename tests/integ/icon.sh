@@ -60,8 +60,11 @@ expect "icon: set refuses n above 65535" 2 "above the maximum 65535" "${D[@]}" i
 cfg_set() { "${D[@]}" icon set "$@"; }
 # flow KEYFIELD PORT: the mirror entry whose key has KEYFIELD (sport|dport) == PORT
 # and whose local address is the sender's
-snd_addr=$(python3 -c "import socket,struct; print(struct.unpack('<I', socket.inet_aton('$SND'))[0])")
-sink_addr=$(python3 -c "import socket,struct; print(struct.unpack('<I', socket.inet_aton('$SINK'))[0])")
+# le32 A.B.C.D: the address as bpftool prints a __be32 read on a little-endian host
+# shellcheck disable=SC2086  # split on the dots
+le32() { local IFS=.; set -- $1; echo $(($1 | $2 << 8 | $3 << 16 | $4 << 24)); }
+snd_addr=$(le32 $SND)
+sink_addr=$(le32 $SINK)
 flow() {
 	bpftool map dump pinned $M/dc_icon_flows -j |
 		jq -c "[.[].formatted | select(.key.$1 == $2 and .key.saddr[0] == $3) | .value][0] // empty"
