@@ -14,7 +14,8 @@ static const struct dc_opt_name alg_names[] = {
 	{ "cs", DC_ALG_CS }, { "dt", DC_ALG_DT }, { "abm", DC_ALG_ABM }, { "lqd", DC_ALG_LQD },
 	{ "credence", DC_ALG_CREDENCE }, { "followlqd", DC_ALG_FOLLOWLQD },
 	{ "smartbuf", DC_ALG_SMARTBUF }, { "edt", DC_ALG_EDT },
-	{ "all", DC_ALG_MAX }, { NULL },
+	{ "all", DC_ALG_MAX }, { "reverie", DC_SIMPFC_REVERIE }, { "sonic", DC_SIMPFC_SONIC },
+	{ NULL },
 };
 
 static const struct dc_opt_name trigger_names[] = {
@@ -40,6 +41,7 @@ const struct dc_opt dc_sim_cmd_opts[] = {
 	{ "alpha-first-rtt", 0, DC_OPT_Q16, DC_FIELD(A, alpha_first_rtt_q16), "A",
 	  .help = "ABM alpha of first-RTT packets", .def = "64", .dmin = 0, .dmax = 1024,
 	  .flags = DC_OPT_F_MIN_EXCL },
+	DC_SIMPFC_OPTS(A, pfc),
 	{ "abm-period", 0, DC_OPT_U64, DC_FIELD(A, abm_period), "SLOTS",
 	  .help = "ABM: slots between updates of n_p and gamma", .def = "1", .umin = 1,
 	  .umax = 1000000 },
@@ -111,7 +113,10 @@ const char dc_sim_cmd_doc[] =
 	"--slot-ns; gradients in bytes, or packets in unit mode, per microsecond).\n"
 	"--flip P inverts each prediction with probability P (seeded by --pred-seed).\n"
 	"--out DIR writes DIR/summary.csv and DIR/ports.csv (per port: drop_thresh +\n"
-	"drop_full + drop_pred add up to the summary's drops).";
+	"drop_full + drop_pred add up to the summary's drops).\n"
+	"--alg reverie|sonic: lossy web-search and lossless incast traffic with PFC,\n"
+	"bytes, senders behind --link-delay (a model of its own: docs/admission.md,\n"
+	"\"Reverie and the SONiC baseline\").";
 
 /* Options of the generated workload that are sim's own (the shared ones
  * are simopts.c's). */
@@ -129,6 +134,8 @@ static int sim_setup(struct dc_ctx *ctx, int argc, char **argv, struct dc_sim_cf
 	rc = dc_sim_given(ctx, argc, argv, given);
 	if (rc)
 		return rc;
+	if (dc_simpfc_refuse(dc_sim_cmd_opts, given, &ctx->err))
+		return EXIT_USAGE;
 	if (o->sim.trace &&
 	    dc_sim_trace_refuse(dc_sim_cmd_opts, given, wl_own,
 				"it shapes the generated workload; a trace run lasts until its last arrival, then drains the buffer (--no-drain: stop after the last arrival's slot)",
@@ -175,6 +182,12 @@ int dc_sim_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	unsigned int nr = 0, k;
 	int rc;
 
+	if (dc_simpfc_alg(o->alg)) {
+		bool given[DC_OPTS_MAX];
+
+		rc = dc_sim_given(ctx, argc, argv, given);
+		return rc ? rc : dc_simpfc_cmd(ctx, argc, argv, given);
+	}
 	rc = sim_setup(ctx, argc, argv, &cfg, &wl);
 	if (rc)
 		return rc;

@@ -11,6 +11,7 @@
 #include "cmd.h"
 #include "json.h"
 #include "sim/simopts.h"
+#include "sim/simpfc.h"
 
 struct dc_sim_args {
 	struct dc_sim_opts sim;		/* the shared 13 */
@@ -31,6 +32,7 @@ struct dc_sim_args {
 	int sb_trigger;			/* enum dc_sb_trigger */
 	__u32 sb_k, sb_beta_q16, sb_sigma_q16, sb_onset_q16, sb_age_us;
 	__u32 edt_rise, edt_max_us;
+	struct dc_simpfc_opts pfc;	/* --alg reverie|sonic (simpfc.h) */
 };
 
 extern const struct dc_opt dc_sim_cmd_opts[];
