@@ -209,6 +209,104 @@ DC_INLINE __u32 dc_abm_n(__u32 congested)
 }
 
 /*
+ * Strict-priority queues per port (docs/admission.md, "Priority queues").
+ * With nq > 1 queues a port is an HTB whose leaves 1:1 … 1:nq are its
+ * queues; queue k is served before queue j < k (HTB prio nq − 1 − k), and
+ * a priority p goes to queue min(p, nq − 1): priority 0 (best effort,
+ * DSCP CS0) is the lowest queue, the highest queue takes every priority
+ * from nq − 1 up.  nq ≤ 1 is one queue per port, the root qdisc, as
+ * before there were queues.
+ *
+ * The admission rule is unchanged; what changes is what it is fed:
+ *   q   = the backlog of the packet's queue (its HTB leaf), not the port's;
+ *   Q   = the whole shared buffer, every queue of every port;
+ *   α   = the packet's priority's α;
+ *   ABM: n_p = the number of congested queues of the packet's queue class
+ *        (priority class), γ = that queue's drain rate over the port rate
+ *        (ABM, SIGCOMM'22, Eq. 4.9: per queue and per priority).
+ * DT (Eq. 4.5) is per queue against the shared buffer: each of the
+ * port's queues has its own threshold α_p·(B − Q).
+ */
+#define DC_HTB_MAJOR 0x10000U		/* handle 1: of the port's root HTB */
+
+DC_INLINE __u32 dc_nq(__u32 nqueues)
+{
+	return nqueues ? (nqueues > DC_SW_QUEUES_MAX ? DC_SW_QUEUES_MAX : nqueues) : 1;
+}
+
+/* Queue of priority p on a port with nqueues queues. */
+DC_INLINE __u32 dc_queue_of_prio(__u32 prio, __u32 nqueues)
+{
+	__u32 nq = dc_nq(nqueues);
+
+	return prio < nq ? prio : nq - 1;
+}
+
+/* HTB leaf class id of queue k (skb->priority selects it: HTB reads a
+ * priority whose major is its own handle as a class id). */
+DC_INLINE __u32 dc_queue_classid(__u32 k)
+{
+	return DC_HTB_MAJOR | (k + 1);
+}
+
+/* HTB prio of queue k: lower is served first, so the highest queue gets 0. */
+DC_INLINE __u32 dc_queue_htb_prio(__u32 k, __u32 nqueues)
+{
+	__u32 nq = dc_nq(nqueues);
+
+	return k < nq ? nq - 1 - k : 0;
+}
+
+/* The queue an skb with this priority joined: its leaf if it names one,
+ * else queue 0, HTB's default class (`default 1`). */
+DC_INLINE __u32 dc_queue_of_classid(__u32 classid, __u32 nqueues)
+{
+	__u32 minor = classid & 0xffff;
+
+	if ((classid & 0xffff0000U) != DC_HTB_MAJOR || !minor || minor > dc_nq(nqueues))
+		return 0;
+	return minor - 1;
+}
+
+/* Record index of (port, queue) in dc_sw_queue. */
+DC_INLINE __u32 dc_qrec_key(__u32 port, __u32 queue)
+{
+	return port * DC_SW_QUEUES_MAX + (queue & (DC_SW_QUEUES_MAX - 1));
+}
+
+/*
+ * The tracker's per-queue step.  The root HTB's backlog is the port's
+ * (read from the qdisc as with one queue); a leaf's is followed from the
+ * skbs the root takes in (qdisc_enqueue) and gives out (qdisc_dequeue):
+ * each carries its leaf in skb->priority and its length as the qdisc
+ * counts it (qdisc_skb_cb.pkt_len, what the leaf's bfifo adds and takes
+ * off).  A missed event (a tracing program skipped by recursion) would
+ * leave a leaf off for ever, so every event re-anchors on the port's real
+ * backlog: a queue never exceeds the port, and an empty port empties all
+ * of its queues.  Returns the new length of the queue.
+ */
+DC_INLINE __u64 dc_qtrack_step(__u64 qlen, __u64 len, bool deq, __u64 port_backlog)
+{
+	if (deq)
+		qlen = qlen > len ? qlen - len : 0;
+	else
+		qlen += len;
+	return qlen < port_backlog ? qlen : port_backlog;
+}
+
+/* Strict priority (simulator): the queue a port serves next, the highest
+ * non-empty one; nq when all are empty. */
+DC_INLINE __u32 dc_queue_next(const __u64 *qlen, __u32 nq)
+{
+	__u32 k;
+
+	for (k = nq; k > 0; k--)
+		if (qlen[k - 1])
+			return k - 1;
+	return nq;
+}
+
+/*
  * LQD push-out choice (simulator): the queue to drop from when an
  * arrival to queue `arriving` finds the buffer full.  The longest queue
  * loses its tail packet.  Ties: if the arriving queue is among the

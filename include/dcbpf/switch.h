@@ -44,6 +44,11 @@
  *   observe half done).
  * struct dc_sw_route (dc_sw_route, hash): XDP admission only (a cache of
  *   the kernel FIB); the control plane never writes it.
+ * struct dc_sw_queue (dc_sw_queue, array, key port·DC_SW_QUEUES_MAX + queue;
+ *   used only when dc_sw_meta.nqueues > 1): qlen_*, tx_*, last_ns by the
+ *   tracker from the skbs its root HTB takes in and gives out (the leaf's
+ *   own backlog, docs/admission.md "Priority queues"); thresh_bytes by XDP
+ *   admission; gamma_q16, win_* by ABM's periodic update.
  * struct dc_sw_counters (dc_sw_cnt, per-CPU array, key port·DC_SW_PRIOS +
  *   prio; key DC_SW_CNT_OTHER for packets that are not admission candidates):
  *   XDP admission.
@@ -62,6 +67,8 @@
 #define DC_SW_PORTS_MAX 16	/* ports per emulated switch */
 #define DC_SW_TAGS 16		/* Ethereal path tags: the 4-bit P field (include/dcbpf/int.h), 1..15 */
 #define DC_SW_PRIOS 8		/* priorities (DSCP class selector) */
+#define DC_SW_QUEUES_MAX 8	/* strict-priority queues per port (HTB leaves) */
+#define DC_SW_QREC_ENTRIES (DC_SW_PORTS_MAX * DC_SW_QUEUES_MAX)
 #define DC_SW_NAME_LEN 16	/* switch names, like interface names */
 #define DC_SW_IFNAME_LEN 16	/* IFNAMSIZ */
 #define DC_SW_CNT_OTHER (DC_SW_PORTS_MAX * DC_SW_PRIOS)
@@ -134,6 +141,22 @@ struct dc_sw_state {
 	__u64 abm_updates;	/* periodic updates run */
 	__u32 abm_congested;	/* n_p: queues at ≥ 0.9 of their threshold (≥ 1) */
 	__u32 pad;
+	/* nqueues > 1: n_p per queue (= per priority class), each ≥ 1 */
+	__u32 abm_congested_q[DC_SW_QUEUES_MAX];
+};
+
+/* One strict-priority queue of a port (dc_sw_queue), nqueues > 1. */
+struct dc_sw_queue {
+	__u64 qlen_bytes;	/* backlog of the queue's HTB leaf */
+	__u64 qlen_pkts;
+	__u64 tx_bytes;		/* bytes the root HTB gave out from this leaf, ever */
+	__u64 tx_pkts;
+	__u64 last_ns;		/* time of the last tracker update (ktime) */
+	__u64 thresh_bytes;	/* threshold of the last admission decision */
+	__u64 win_tx_bytes;	/* ABM: tx_bytes at the start of the period */
+	__u64 win_qlen_bytes;	/* ABM: backlog at the start of the period */
+	__u32 gamma_q16;	/* ABM normalised drain rate μ/b (0 = 1) */
+	__u32 classid;		/* HTB leaf 1:(queue + 1), for bpftool readers */
 };
 
 struct dc_sw_meta {
@@ -142,7 +165,7 @@ struct dc_sw_meta {
 	__u32 nports;
 	__u32 xdp_flags;	/* XDP_FLAGS_SKB_MODE (generic) or DRV_MODE */
 	__u32 xdp_netlink;	/* 1: XDP attached by netlink (no XDP links) */
-	__u32 pad;
+	__u32 nqueues;		/* strict-priority queues per port; 0 or 1 = one (the root qdisc) */
 	char netns[32];		/* name under /var/run/netns */
 	char name[DC_SW_NAME_LEN];
 	__u32 model_slot;	/* live slot of dc_sw_model (0 or 1) */
