@@ -22,6 +22,7 @@
 #include <sys/un.h>
 
 #include "bpfsys.h"
+#include "clock.h"
 #include "log.h"
 #include "version.h"
 #include "opts.h"
@@ -147,14 +148,6 @@ static void notify(const char *fmt, ...)
 	close(fd);
 }
 
-static unsigned long long monotonic_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000ULL + (unsigned long long)ts.tv_nsec / 1000;
-}
-
 /*
  * Read the config file.  A missing default file means built-in defaults
  * (so a bare `dcbpfd` works); a missing explicit -c file is an error.
@@ -210,7 +203,7 @@ static int run(struct daemon *d)
 		}
 		if (si.ssi_signo == SIGHUP) {
 			notify("RELOADING=1\nMONOTONIC_USEC=%llu\nSTATUS=reloading %s",
-			       monotonic_usec(), d->conf_path);
+			       (unsigned long long)(dc_mono_ns() / 1000), d->conf_path);
 			if (dmn_reload(d))
 				notify("READY=1\nSTATUS=reload of %s failed; running configuration kept "
 				       "(see the log)", d->conf_path);

@@ -16,6 +16,7 @@
 #include "dcbpf/ethereal.h"
 #include "dcbpf/flow.h"
 #include "cli.h"
+#include "clock.h"
 #include "config.h"
 #include "counters.h"
 #include "eth/ethpriv.h"
@@ -300,7 +301,6 @@ int dc_eth_flows_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	const struct dc_eth_ns_args *a = ctx->opts;
 	char dir[DC_PATH_LEN * 2];
 	struct dc_flow_key k, nk, *pk = NULL;
-	struct timespec ts;
 	__u64 now;
 	int fd;
 
@@ -311,8 +311,7 @@ int dc_eth_flows_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	fd = dc_eth_open_pinned(dir, "dc_eth_flows");
 	if (fd < 0)
 		return dc_fail(ctx, EXIT_ERR, "no host attached in netns %s (%s)", a->netns, dir);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+	now = dc_mono_ns();
 	if (ctx->json)
 		jw_arr(&ctx->jw, NULL);
 	else
