@@ -179,8 +179,10 @@ $(BUILD)/dcbpf.8: docs/man/dcbpf.8 $(BUILD)/dcbpf.8.gen
 	awk 'FNR == NR { if (/^\.SH /) cmds = ($$2 == "COMMANDS"); else if (cmds) text = text $$0 "\n"; next } \
 	     /^\.\\" @COMMANDS@/ { printf "%s", text; next } { print }' $(BUILD)/dcbpf.8.gen $< > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/tools/%: tests/tools/%.c $(HDRS) tests/tools/tool.h | $(BUILD)/tools
-	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS_BPF)
+# A tool too large for one file keeps its parts in tests/tools/NAME/.
+TOOL_PARTS := $(wildcard tests/tools/*/*.c tests/tools/*/*.h)
+$(BUILD)/tools/%: tests/tools/%.c $(HDRS) tests/tools/tool.h $(TOOL_PARTS) | $(BUILD)/tools
+	$(CC) $(CFLAGS) -Itests/tools -o $@ $< $(wildcard tests/tools/$*/*.c) $(LDLIBS_BPF)
 # The workload harness draws exponential gaps and interpolates sizes (libm).
 $(BUILD)/tools/workload: LDLIBS_BPF += -lm
 
