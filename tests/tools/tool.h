@@ -58,6 +58,20 @@ static inline int req_hdr_get(const unsigned char *h, uint32_t magic, uint64_t *
 	return 0;
 }
 
+/* The kernel's available CCs, one line, for an error message ("" if unknown). */
+static inline void tool_available_ccs(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/tcp_available_congestion_control", "r");
+
+	buf[0] = 0;
+	if (f) {
+		if (!fgets(buf, len, f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+}
+
 /* The receiving end of one connection: where it is in the current request. */
 struct req_rx {
 	unsigned int hdr_got;

@@ -36,19 +36,6 @@ void leave_netns(void)
 		die("returning to own netns: %s", strerror(errno));
 }
 
-static void available_ccs(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/sys/net/ipv4/tcp_available_congestion_control", "r");
-
-	buf[0] = 0;
-	if (f) {
-		if (!fgets(buf, len, f))
-			buf[0] = 0;
-		fclose(f);
-	}
-	buf[strcspn(buf, "\n")] = 0;
-}
-
 void set_cc(int fd, int cls, const char *where)
 {
 	const char *cc = P.cc[cls];
@@ -58,7 +45,7 @@ void set_cc(int fd, int cls, const char *where)
 		return;
 	int err = errno;
 
-	available_ccs(avail, sizeof(avail));
+	tool_available_ccs(avail, sizeof(avail));
 	die("congestion control '%s' (class %s) refused by the kernel (TCP_CONGESTION %s: %s); available: %s%s",
 	    cc, class_name[cls], where, strerror(err), avail[0] ? avail : "(unknown)",
 	    err == ENOENT ? "; register it first (tests/lib/dctcp.sh for dctcp, dcbpfd for powertcp)" : "");
