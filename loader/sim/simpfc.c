@@ -502,6 +502,7 @@ static void depart_slot(struct run *u, __u32 d, __u32 t, double *fct, __u32 *nfc
 		}
 		if (cls == DC_RV_LOSSLESS) {
 			u->r->ll_sent_bytes += x->bytes;
+			u->r->ll_sent_pkts++;
 			if (x->incast != NO_INCAST && --u->ic[x->incast].left == 0 &&
 			    !u->ic[x->incast].lost) {
 				struct incast *q = &u->ic[x->incast];
@@ -515,6 +516,7 @@ static void depart_slot(struct run *u, __u32 d, __u32 t, double *fct, __u32 *nfc
 			}
 		} else {
 			u->r->ly_sent_bytes += x->bytes;
+			u->r->ly_sent_pkts++;
 		}
 		fifo_pop(&w->out[d][cls]);
 	}
@@ -539,8 +541,9 @@ int dc_simpfc_run(const struct dc_simpfc_cfg *c, struct dc_simpfc_result *r, str
 {
 	struct run u = { .c = c, .r = r };
 	double p_flow, p_query, *fct = NULL;
-	__u32 t, i, nfct = 0, start, fcap = 0;
-	__u64 end = c->slots * 2;	/* generation, then at most as long to drain */
+	__u64 t;
+	__u32 i, nfct = 0, start, fcap = 0;
+	__u64 end = c->slots + (c->drain_slots ? c->drain_slots : c->slots);
 	int rc = EXIT_ERR;
 
 	memset(r, 0, sizeof(*r));
@@ -610,6 +613,19 @@ int dc_simpfc_run(const struct dc_simpfc_cfg *c, struct dc_simpfc_result *r, str
 			hist_add(&u.occ[i], u.w->occ[i]);
 	}
 	r->slots = t;
+	r->drained = idle(&u);
+	if (c->alg == DC_SIMPFC_REVERIE) {
+		r->end_counted_bytes = u.w->pool.q_shared + u.w->pool.hdrm_used;
+		for (i = 0; i < c->nports; i++)
+			r->end_counted_bytes += u.w->ll[i].q_bytes + u.w->ll[i].hdrm_bytes +
+						u.w->ly[i].q_bytes + u.w->ly[i].hdrm_bytes;
+	} else {
+		r->end_counted_bytes = u.w->sp.in_occ + u.w->sp.hdrm_used + u.w->sp.eg_occ[0] +
+				       u.w->sp.eg_occ[1];
+		for (i = 0; i < c->nports; i++)
+			r->end_counted_bytes += u.w->iq[i][0].q_bytes + u.w->iq[i][1].q_bytes +
+						u.w->iq[i][1].hdrm_bytes + u.w->eq[i][0] + u.w->eq[i][1];
+	}
 	r->incasts_done = nfct;
 	if (nfct) {
 		double s = 0;

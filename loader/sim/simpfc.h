@@ -92,6 +92,7 @@ struct dc_simpfc_cfg {
 	/* workload */
 	bool lossy, lossless;
 	__u64 slots, seed;
+	__u64 drain_slots;		/* after slots, at most this long to empty (0: slots) */
 	double load, incast_frac;
 	__u32 incast_senders, incast_period;
 };
@@ -106,6 +107,10 @@ struct dc_simpfc_result {
 	__u64 incasts, incasts_done;
 	double incast_fct_mean, incast_fct_p99, incast_slowdown_mean;	/* slots */
 	__u64 occ_ll_p99, occ_ly_p99, occ_ll_max, occ_ly_max;
+	/* bookkeeping: packets sent per class, and what the core still
+	 * counts at the end (0 after a drained run: drained = true) */
+	__u64 ll_sent_pkts, ly_sent_pkts, end_counted_bytes;
+	bool drained;
 };
 
 void dc_simpfc_defaults(struct dc_simpfc_cfg *c);
