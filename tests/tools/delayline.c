@@ -25,6 +25,8 @@
  * tool takes to wake up and read is part of the delay, not added to it. A frame that does not
  * fit in the ring is dropped and counted. SIGUSR1 prints the counters as
  * one JSON line on stdout; SIGTERM/SIGINT print them and exit 0.
+ * Parts: tests/tools/delayline/dl.h (a direction's ring and counters),
+ * stats.c (lateness and the JSON).
  *
  * Exit status: 0 after SIGTERM/SIGINT, 1 on a runtime error (device,
  * socket, memory), 2 on a usage error.
@@ -53,48 +55,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tool.h"
+#include "delayline/dl.h"
+
 #ifndef PACKET_IGNORE_OUTGOING
 #define PACKET_IGNORE_OUTGOING 23	/* Linux 4.20 */
 #endif
 
-#define EXIT_RUNTIME 1
-#define EXIT_USAGE 2
-
-#define MAX_DELAY_US 10000000u		/* 10 s: far beyond any fabric RTT */
-#define DEF_RING_BYTES (8u << 20)
-#define MIN_RING_BYTES (256u << 10)	/* must hold a few 64 KiB GSO frames */
-#define MAX_RING_BYTES (1u << 30)
-#define VNET_BYTES sizeof(struct virtio_net_hdr)
-/* Largest frame a veth hands over: a 64 KiB GSO packet plus its Ethernet
- * header. Anything longer is truncated by recvmmsg and dropped (counted). */
-#define MAX_FRAME_BYTES (65536u + 64u)
-#define BATCH 32
-#define LATE_HIST_US 10000	/* lateness histogram, 1 µs buckets, last = overflow */
-#define SOCK_RCVBUF_BYTES (16 << 20)
-
-/* One frame in a ring: header, then VNET_BYTES + frame bytes, 8-aligned. */
-struct rec {
-	uint64_t deadline_ns;
-	uint32_t len;		/* virtio header + frame; WRAP_MARK: skip to ring start */
-	uint32_t pad;
-};
-#define WRAP_MARK UINT32_MAX
-
-struct dir {
-	const char *in_name, *out_name;
-	int in_ifindex, out_ifindex;
-	int rx_fd, tx_fd;
-	uint8_t *ring;
-	size_t cap, head, tail, used, used_max;
-	uint64_t queued;	/* frames in the ring */
-	uint64_t frames_in, bytes_in, frames_out, bytes_out;
-	uint64_t drop_ring, drop_socket, drop_trunc, tx_errors, tx_busy;
-	uint64_t late[LATE_HIST_US + 1];
-	uint64_t late_max_ns;
-	uint64_t last_deadline_ns, no_stamp;
-	uint64_t send_ns, send_max_ns;	/* time spent in sendmmsg */
-};
-
+static uint64_t start_ns;
 static volatile sig_atomic_t stop_sig, dump_req;
 
 static void on_signal(int sig)
@@ -122,14 +90,6 @@ static void usage(FILE *f)
 		"Run inside a namespace that holds both devices and no IP addresses.\n"
 		"SIGUSR1: counters as JSON on stdout; SIGTERM/SIGINT: counters, exit 0.\n",
 		MAX_DELAY_US, MIN_RING_BYTES, MAX_RING_BYTES, DEF_RING_BYTES);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* parse_u64: whole decimal string in [lo, hi], or false. */
@@ -369,15 +329,6 @@ static int rx_batch(struct dir *d, uint64_t delay_ns)
 	}
 }
 
-static void note_late(struct dir *d, uint64_t now, uint64_t deadline)
-{
-	uint64_t late = now > deadline ? now - deadline : 0, us = late / 1000;
-
-	if (late > d->late_max_ns)
-		d->late_max_ns = late;
-	d->late[us < LATE_HIST_US ? us : LATE_HIST_US]++;
-}
-
 /* ring_after: offset of the record that follows the one at h. */
 static size_t ring_after(const struct dir *d, size_t h)
 {
@@ -452,71 +403,6 @@ static int tx_due(struct dir *d)
 			ring_pop(d);
 		}
 	}
-}
-
-static void poll_socket_drops(struct dir *d)
-{
-	struct tpacket_stats st;
-	socklen_t l = sizeof(st);
-
-	/* reading the statistics resets them in the kernel: accumulate */
-	if (d->rx_fd >= 0 && !getsockopt(d->rx_fd, SOL_PACKET, PACKET_STATISTICS, &st, &l))
-		d->drop_socket += st.tp_drops;
-}
-
-static uint64_t late_pct_us(const struct dir *d, double p)
-{
-	uint64_t total = 0, acc = 0, want;
-	int i;
-
-	for (i = 0; i <= LATE_HIST_US; i++)
-		total += d->late[i];
-	if (!total)
-		return 0;
-	want = (uint64_t)(p * (double)total + 0.999999);
-	if (want < 1)
-		want = 1;
-	for (i = 0; i <= LATE_HIST_US; i++) {
-		acc += d->late[i];
-		if (acc >= want)
-			return (uint64_t)i;
-	}
-	return LATE_HIST_US;
-}
-
-static uint64_t start_ns;
-
-static void print_stats(struct dir *dirs, int ndir, uint64_t delay_us, size_t ring_bytes)
-{
-	struct rusage ru;
-	int i;
-
-	printf("{\"delay_us\":%llu,\"ring_bytes\":%zu,\"directions\":[", (unsigned long long)delay_us,
-	       ring_bytes);
-	for (i = 0; i < ndir; i++) {
-		struct dir *d = &dirs[i];
-
-		poll_socket_drops(d);
-		printf("%s{\"in\":\"%s\",\"out\":\"%s\",\"frames_in\":%llu,\"bytes_in\":%llu,"
-		       "\"frames_out\":%llu,\"bytes_out\":%llu,\"queued\":%llu,\"ring_used_max_bytes\":%zu,"
-		       "\"dropped_ring\":%llu,\"dropped_socket\":%llu,\"dropped_trunc\":%llu,"
-		       "\"tx_errors\":%llu,\"tx_busy\":%llu,\"no_kernel_stamp\":%llu,\"late_us\":{\"p50\":%llu,\"p99\":%llu,\"p999\":%llu,\"max\":%.1f},"
-		       "\"send_ms_total\":%.1f,\"send_us_max\":%.1f}",
-		       i ? "," : "", d->in_name, d->out_name, (unsigned long long)d->frames_in,
-		       (unsigned long long)d->bytes_in, (unsigned long long)d->frames_out,
-		       (unsigned long long)d->bytes_out, (unsigned long long)d->queued, d->used_max,
-		       (unsigned long long)d->drop_ring, (unsigned long long)d->drop_socket,
-		       (unsigned long long)d->drop_trunc, (unsigned long long)d->tx_errors,
-		       (unsigned long long)d->tx_busy, (unsigned long long)d->no_stamp,
-		       (unsigned long long)late_pct_us(d, 0.50), (unsigned long long)late_pct_us(d, 0.99),
-		       (unsigned long long)late_pct_us(d, 0.999), (double)d->late_max_ns / 1000.0,
-		       (double)d->send_ns / 1e6, (double)d->send_max_ns / 1000.0);
-	}
-	getrusage(RUSAGE_SELF, &ru);
-	printf("],\"cpu_s\":%.3f,\"wall_s\":%.3f}\n",
-	       (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
-	       (double)(now_ns() - start_ns) / 1e9);
-	fflush(stdout);
 }
 
 int main(int argc, char **argv)
@@ -669,7 +555,7 @@ int main(int argc, char **argv)
 
 		if (dump_req) {
 			dump_req = 0;
-			print_stats(dirs, ndir, delay_us, dirs[0].cap);
+			print_stats(dirs, ndir, delay_us, dirs[0].cap, start_ns);
 		}
 		for (i = 0; i < ndir; i++) {
 			struct rec *r;
@@ -703,13 +589,13 @@ int main(int argc, char **argv)
 		for (i = 0; i < ndir; i++) {
 			if (pfd[i].revents & (POLLERR | POLLNVAL)) {
 				fprintf(stderr, "delayline: socket on %s failed (device gone?)\n", dirs[i].in_name);
-				print_stats(dirs, ndir, delay_us, dirs[0].cap);
+				print_stats(dirs, ndir, delay_us, dirs[0].cap, start_ns);
 				return EXIT_RUNTIME;
 			}
 			if ((pfd[i].revents & POLLIN) && rx_batch(&dirs[i], delay_us * 1000ull))
 				return EXIT_RUNTIME;
 		}
 	}
-	print_stats(dirs, ndir, delay_us, dirs[0].cap);
+	print_stats(dirs, ndir, delay_us, dirs[0].cap, start_ns);
 	return 0;
 }
