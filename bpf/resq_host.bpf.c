@@ -11,8 +11,9 @@
  *   the segment in its flow (dc_resq_flows), compute the level, rewrite
  *   TOS with an incremental IPv4 checksum update.  Anything that is not a
  *   well-formed unfragmented TCP/IPv4 packet passes untouched.  A GSO
- *   packet is tagged once: all its segments share the level (turn TSO/GSO
- *   off for per-MSS levels, as PIAS does).
+ *   packet is tagged once: all its segments share the level (TCP builds
+ *   GSO packets whatever the device offers; `gso_max_segs 1` on the
+ *   interface gives per-MSS levels, as PIAS assumes).
  * dc_resq_sockops -- attached: sockops on a cgroup v2 directory (only for
  *   the RTO-only mode); on a retransmission timeout it records in the
  *   flow the highest sequence sent (snd_nxt), below which re-sent segments
