@@ -489,6 +489,40 @@ __noinline int dc_sb_path(struct dc_cred_io *o)
 	return dc_adm_decide_sb(o->alg, &in, &s->sb[pid], &s->edt[pid], &o->thresh);
 }
 
+/*
+ * Strict-priority queues (admit.h, "Strict-priority queues"): feed the
+ * decision the packet's own queue — its HTB leaf's backlog as q, that
+ * queue's γ and its priority class's n_p; Q stays the whole buffer.
+ * Returns the queue's record key, or DC_QREC_NONE (the port's record
+ * stands).  A global function: dc_sw_admit's frame has no room for the
+ * record pointer under the 512-byte limit of the call chain.
+ */
+#define DC_QREC_NONE 0xffffffffU
+
+__noinline int dc_queue_pick(struct dc_adm_in *in, __u32 port, __u32 prio)
+{
+	const struct dc_sw_state *st;
+	const struct dc_sw_meta *meta;
+	const struct dc_sw_queue *r;
+	__u32 zero = 0, k, key;
+
+	if (!in)
+		return (int)DC_QREC_NONE;
+	meta = bpf_map_lookup_elem(&dc_sw_meta, &zero);
+	st = bpf_map_lookup_elem(&dc_sw_state, &zero);
+	if (!meta || !st || meta->nqueues <= 1)
+		return (int)DC_QREC_NONE;
+	k = dc_queue_of_prio(prio, meta->nqueues) & (DC_SW_QUEUES_MAX - 1);
+	key = dc_qrec_key(port & (DC_SW_PORTS_MAX - 1), k);
+	r = bpf_map_lookup_elem(&dc_sw_queue, &key);
+	if (!r)
+		return (int)DC_QREC_NONE;
+	in->q = r->qlen_bytes;
+	in->gamma_q16 = r->gamma_q16;
+	in->n_congested = st->abm_congested_q[k];
+	return (int)key;
+}
+
 /* One record to dc_sw_events; counted in ev_lost when the ring is full
  * (no reader keeping up). */
 static __always_inline void dc_emit(struct dc_sw_counters *cnt, __u64 now, __u32 pid, __u32 prio,
@@ -620,12 +654,19 @@ int dc_sw_admit(struct xdp_md *ctx)
 	first_rtt = d & DC_SW_DSCP_FIRST_RTT;
 	alg = cfg->alg;
 	in.q = port->qlen_bytes;
+	in.gamma_q16 = port->gamma_q16;
+	in.n_congested = st->abm_congested;
+	/* Strict-priority queues: the packet's own queue (its HTB leaf) is q
+	 * (dc_queue_pick); d keeps its record for the threshold below. */
+	d = DC_QREC_NONE;
+	if (meta->nqueues > 1)
+		d = (__u32)dc_queue_pick(&in, key, prio);
 	in.Q = st->occupancy_bytes;
 	dc_stale_fix(port, &in, now);
 	in.B = cfg->buffer_bytes;
 	in.alpha_q16 = dc_adm_alpha(alg, cfg->alpha_q16[prio], cfg->alpha_first_rtt_q16, first_rtt);
-	in.gamma_q16 = port->gamma_q16 ? port->gamma_q16 : (__u32)DC_Q16_ONE;
-	in.n_congested = st->abm_congested;
+	if (!in.gamma_q16)
+		in.gamma_q16 = (__u32)DC_Q16_ONE;
 	/* Credence's virtual queues drain with time and events are replayed
 	 * by the simulator: both need the fine clock, the others do not. */
 	cred = alg == DC_ALG_CREDENCE || alg == DC_ALG_FOLLOWLQD;
@@ -670,6 +711,12 @@ int dc_sw_admit(struct xdp_md *ctx)
 		v = dc_adm_decide(alg, &in, &thresh);
 	}
 	port->thresh_bytes = thresh;
+	if (d != DC_QREC_NONE) {
+		struct dc_sw_queue *qrec = bpf_map_lookup_elem(&dc_sw_queue, &d);
+
+		if (qrec)
+			qrec->thresh_bytes = thresh;
+	}
 
 	key = key * DC_SW_PRIOS + prio;
 	cnt = bpf_map_lookup_elem(&dc_sw_cnt, &key);
@@ -744,8 +791,52 @@ static long dc_abm_port(__u32 i, void *data)
 	return 0;
 }
 
+/*
+ * The same per (port, queue) when the ports have strict-priority queues:
+ * γ of each queue from the bytes its leaf gave out over the port's rate,
+ * and n_p per priority class: the congested queues of class k, each
+ * tested against its own threshold (α of priority k, its class's previous
+ * n_p, its γ).  ABM, SIGCOMM'22, Eq. 4.9: n_p counts "congested queues of
+ * priority p".
+ */
+struct dc_abmq_ctx {
+	const struct dc_sw_cfg *cfg;
+	const struct dc_sw_state *st;
+	__u64 Q, dt_ns;
+	__u32 nq;
+	__u32 cong[DC_SW_QUEUES_MAX];
+};
+
+static long dc_abm_queue(__u32 i, void *data)
+{
+	struct dc_abmq_ctx *c = data;
+	const struct dc_sw_cfg *cfg = c->cfg;
+	__u32 pid = i / DC_SW_QUEUES_MAX, k = i % DC_SW_QUEUES_MAX, key = i;
+	const struct dc_sw_port *p;
+	struct dc_sw_queue *r;
+	__u64 tx, ql;
+
+	if (!cfg || !c->st || k >= c->nq)
+		return 0;
+	p = bpf_map_lookup_elem(&dc_sw_port, &pid);
+	r = bpf_map_lookup_elem(&dc_sw_queue, &key);
+	if (!p || !r || !p->rate_mbps)
+		return 0;
+	tx = r->tx_bytes;
+	ql = r->qlen_bytes;
+	r->gamma_q16 = c->dt_ns ? dc_abm_gamma_q16(tx - r->win_tx_bytes, c->dt_ns, p->rate_mbps,
+						  ql || r->win_qlen_bytes) :
+				  (__u32)DC_Q16_ONE;
+	r->win_tx_bytes = tx;
+	r->win_qlen_bytes = ql;
+	if (dc_abm_congested(ql, dc_abm_threshold(cfg->buffer_bytes, c->Q, cfg->alpha_q16[k],
+						  c->st->abm_congested_q[k], r->gamma_q16)))
+		c->cong[k]++;
+	return 0;
+}
+
 static __always_inline void dc_abm_update(struct dc_sw_state *st, const struct dc_sw_cfg *cfg,
-					  __u64 dt_ns)
+					  __u64 dt_ns, __u32 nq)
 {
 	struct dc_abm_ctx c = {
 		.cfg = cfg,
@@ -754,9 +845,86 @@ static __always_inline void dc_abm_update(struct dc_sw_state *st, const struct d
 		.n_old = dc_abm_n(st->abm_congested),
 	};
 
-	bpf_loop(DC_SW_PORTS_MAX, dc_abm_port, &c, 0);
-	st->abm_congested = dc_abm_n(c.cong);
+	if (nq > 1) {
+		struct dc_abmq_ctx x = { .cfg = cfg, .st = st, .Q = c.Q, .dt_ns = dt_ns, .nq = nq };
+		__u32 k;
+
+		bpf_loop(DC_SW_QREC_ENTRIES, dc_abm_queue, &x, 0);
+		for (k = 0; k < DC_SW_QUEUES_MAX; k++)
+			st->abm_congested_q[k] = dc_abm_n(x.cong[k]);
+	} else {
+		bpf_loop(DC_SW_PORTS_MAX, dc_abm_port, &c, 0);
+		st->abm_congested = dc_abm_n(c.cong);
+	}
 	__sync_fetch_and_add(&st->abm_updates, 1);
+}
+
+/*
+ * Strict-priority queues: follow each HTB leaf's backlog from the skbs
+ * the root takes in and gives out (admit.h dc_qtrack_step: skb->priority
+ * names the leaf, qdisc_skb_cb's pkt_len is what the leaf counted).  The
+ * root's lock serialises one port's events, so plain stores suffice.
+ */
+static __always_inline void dc_track_skb(struct sk_buff *skb, __u32 port, __u32 nq, bool deq,
+					 __u64 backlog, __u64 now)
+{
+	struct dc_sw_queue *r;
+	__u32 len = 0, key;
+
+	if (!skb)
+		return;
+	/* qdisc_skb_cb(skb)->pkt_len: the first word of skb->cb */
+	bpf_probe_read_kernel(&len, sizeof(len), &skb->cb[0]);
+	key = dc_qrec_key(port, dc_queue_of_classid(skb->priority, nq));
+	r = bpf_map_lookup_elem(&dc_sw_queue, &key);
+	if (!r)
+		return;
+	r->qlen_bytes = dc_qtrack_step(r->qlen_bytes, len, deq, backlog);
+	if (deq) {
+		r->qlen_pkts = r->qlen_pkts ? r->qlen_pkts - 1 : 0;
+		r->tx_bytes += len;
+		r->tx_pkts++;
+	} else {
+		r->qlen_pkts++;
+	}
+	r->last_ns = now;
+}
+
+/* An empty port empties its queues (a missed event cannot outlive it). */
+static __always_inline void dc_track_empty(__u32 port, __u32 nq)
+{
+	struct dc_sw_queue *r;
+	__u32 k, key;
+
+	for (k = 0; k < DC_SW_QUEUES_MAX && k < nq; k++) {
+		key = dc_qrec_key(port, k);
+		r = bpf_map_lookup_elem(&dc_sw_queue, &key);
+		if (r && (r->qlen_bytes || r->qlen_pkts)) {
+			r->qlen_bytes = 0;
+			r->qlen_pkts = 0;
+		}
+	}
+}
+
+#define DC_DEQ_BULK_MAX 8	/* skbs of one bulk dequeue followed (skb->next) */
+
+static __always_inline void dc_track_queues(struct sk_buff *skb, int packets, __u32 port, __u32 nq,
+					    bool deq, __u64 backlog, __u64 now)
+{
+	int i;
+
+	if (!backlog) {
+		dc_track_empty(port, nq);
+		return;
+	}
+	if (!deq) {
+		dc_track_skb(skb, port, nq, false, backlog, now);
+		return;
+	}
+	for (i = 0; i < DC_DEQ_BULK_MAX && i < packets && skb; i++) {
+		dc_track_skb(skb, port, nq, true, backlog, now);
+		skb = skb->next;
+	}
 }
 
 /*
@@ -765,8 +933,10 @@ static __always_inline void dc_abm_update(struct dc_sw_state *st, const struct d
  * port value is swapped in atomically and exactly the difference to the
  * value it replaced is added to Q.
  */
-static __always_inline void dc_track(struct Qdisc *q, const struct netdev_queue *txq, bool deq)
+static __always_inline void dc_track(struct Qdisc *q, const struct netdev_queue *txq, bool deq,
+				     struct sk_buff *skb, int packets)
 {
+	const struct dc_sw_meta *meta;
 	struct dc_sw_state *st;
 	struct dc_sw_port *p;
 	struct net_device *dev;
@@ -813,14 +983,16 @@ static __always_inline void dc_track(struct Qdisc *q, const struct netdev_queue 
 	p->tx_pkts = pkts;
 	p->last_ns = now;
 
+	meta = bpf_map_lookup_elem(&dc_sw_meta, &zero);
+	if (!meta)
+		return;
+	if (meta->nqueues > 1)
+		dc_track_queues(skb, packets, *pid, meta->nqueues, deq, backlog, now);
 	if (deq) {
-		const struct dc_sw_meta *meta = bpf_map_lookup_elem(&dc_sw_meta, &zero);
 		const struct dc_sw_cfg *cfg;
 		__u32 slot;
 		__u64 last = st->abm_last_ns, period;
 
-		if (!meta)
-			return;
 		slot = meta->cfg_slot & 1;
 		cfg = bpf_map_lookup_elem(&dc_sw_cfg, &slot);
 		if (!cfg)
@@ -831,7 +1003,8 @@ static __always_inline void dc_track(struct Qdisc *q, const struct netdev_queue 
 		if (__sync_val_compare_and_swap(&st->abm_last_ns, last, now) != last)
 			return;
 		/* a gap of many periods (idle switch) is not a measurement */
-		dc_abm_update(st, cfg, last && now - last <= 4 * period ? now - last : 0);
+		dc_abm_update(st, cfg, last && now - last <= 4 * period ? now - last : 0,
+			      meta->nqueues);
 	}
 }
 
@@ -843,7 +1016,7 @@ static __always_inline void dc_track(struct Qdisc *q, const struct netdev_queue 
 SEC("tp_btf/qdisc_enqueue")
 int BPF_PROG(dc_sw_q_enq, struct Qdisc *q, const struct netdev_queue *txq, struct sk_buff *skb)
 {
-	dc_track(q, txq, false);
+	dc_track(q, txq, false, skb, 1);
 	return 0;
 }
 
@@ -851,11 +1024,57 @@ int BPF_PROG(dc_sw_q_enq, struct Qdisc *q, const struct netdev_queue *txq, struc
  * Attached at: tracepoint qdisc:qdisc_dequeue (tp_btf), pinned link.
  * Runs when: a root qdisc was asked for a packet (also when it had none
  * ready); acts only for this switch's ports and runs ABM's periodic update.
+ * skb is what it gave out (a list of `packets` skbs after a bulk dequeue).
  */
 SEC("tp_btf/qdisc_dequeue")
 int BPF_PROG(dc_sw_q_deq, struct Qdisc *q, const struct netdev_queue *txq, int packets,
 	     struct sk_buff *skb)
 {
-	dc_track(q, txq, true);
+	dc_track(q, txq, true, skb, packets);
 	return 0;
+}
+
+/* ---- strict-priority queues ------------------------------------------------ */
+
+#define DC_TC_NEXT (-1)		/* tcx: TCX_NEXT; cls_bpf: TC_ACT_UNSPEC, next filter */
+
+/*
+ * Attached at: TC egress of every port of a switch started with --queues N
+ * (N > 1), first on the hook (tcx link pinned, or the netlink filter
+ * before INT's).
+ * Runs when: a packet is about to enter the port's root HTB, after the
+ * kernel forwarded it.  Puts it in the HTB leaf of its priority's queue by
+ * setting skb->priority to the leaf's class id (admit.h dc_queue_of_prio,
+ * the same DSCP → priority table the XDP admission used).  Not at TC
+ * ingress: IPv4 forwarding rewrites skb->priority from the TOS
+ * (ip_forward: rt_tos2priority), so only egress keeps what it writes.
+ * Other programs on the hook still run (DC_TC_NEXT).
+ */
+SEC("tc")
+int dc_sw_prio(struct __sk_buff *skb)
+{
+	const struct dc_sw_meta *meta;
+	const struct dc_sw_cfg *cfg;
+	__u32 zero = 0, slot, prio = 0;
+	__u8 b[2];
+
+	meta = bpf_map_lookup_elem(&dc_sw_meta, &zero);
+	if (!meta || meta->nqueues <= 1)
+		return DC_TC_NEXT;
+	slot = meta->cfg_slot & 1;
+	cfg = bpf_map_lookup_elem(&dc_sw_cfg, &slot);
+	if (!cfg)
+		return DC_TC_NEXT;
+	/* DSCP: IPv4 TOS byte, or IPv6's traffic class across bytes 0-1.
+	 * Anything else (ARP, …) stays in queue 0 with priority 0. */
+	if (skb->protocol == bpf_htons(ETH_P_IP)) {
+		if (!bpf_skb_load_bytes(skb, sizeof(struct ethhdr) + 1, b, 1))
+			prio = cfg->dscp_prio[(b[0] >> 2) & 63] & DC_SW_DSCP_PRIO_MASK;
+	} else if (skb->protocol == bpf_htons(ETH_P_IPV6)) {
+		if (!bpf_skb_load_bytes(skb, sizeof(struct ethhdr), b, 2))
+			prio = cfg->dscp_prio[((b[0] << 2) | (b[1] >> 6)) & 63] &
+			       DC_SW_DSCP_PRIO_MASK;
+	}
+	skb->priority = dc_queue_classid(dc_queue_of_prio(prio, meta->nqueues));
+	return DC_TC_NEXT;
 }

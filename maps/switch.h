@@ -38,6 +38,16 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } dc_sw_port SEC(".maps");
 
+/* Per (port, queue) record when the ports have strict-priority queues
+ * (dc_sw_meta.nqueues > 1); key dc_qrec_key(port, queue). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DC_SW_QREC_ENTRIES);
+	__type(key, __u32);
+	__type(value, struct dc_sw_queue);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_sw_queue SEC(".maps");
+
 /* Switch-wide shared-buffer state (Q, ABM's n_p). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

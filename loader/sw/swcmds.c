@@ -31,6 +31,9 @@ static const struct dc_opt up_opts[] = {
 	  .help = "how XDP admission attaches", .def = "generic", .names = xdp_modes },
 	{ "no-links", 0, DC_OPT_FLAG, DC_FIELD(struct sw_up_args, no_links), NULL,
 	  .help = "attach XDP by netlink instead of pinned links" },
+	{ "queues", 0, DC_OPT_U64, DC_FIELD(struct sw_up_args, queues), "N",
+	  .help = "strict-priority queues per port: N > 1 makes each port's root an HTB at its rate with N leaves",
+	  .def = "1", .umin = 1, .umax = DC_SW_QUEUES_MAX },
 	{ NULL },
 };
 

@@ -33,6 +33,10 @@
 #define L_ENQ "link_q_enq"
 #define L_DEQ "link_q_deq"
 #define L_XDP_PREFIX "link_xdp_"
+#define L_PRIO_PREFIX "link_prio_"
+#define M_QUEUE "dc_sw_queue"
+/* netlink TC filter of dc_sw_prio (no tcx): before INT's 0xdcb */
+#define SW_PRIO_TC_PRIO 0xdca
 
 #define SW_NAME_RULE "1-15 of A-Z a-z 0-9 - _"
 
@@ -62,6 +66,9 @@ void sw_param_format(const struct sw_param *sp, int index, const struct dc_sw_cf
 /* One KEY=VALUE into cfg; on error cfg is unchanged and err names key,
  * value and what is allowed ("PREFIX" goes in front of the key). */
 int sw_assign(const char *kv, struct dc_sw_cfg *cfg, const char *prefix, struct dc_err *err);
+/* Algorithms that decide per (port, queue) when nqueues > 1; NULL if alg
+ * may run with that many queues, else why not. */
+const char *sw_queues_refuse(__u32 nqueues, __u32 alg);
 /* The name rule of a switch (pin directory name, dc_sw_meta.name). */
 bool sw_valid_name(const char *n);
 
@@ -97,6 +104,7 @@ __u64 sw_mono_ns(void);
 struct sw_up_args {
 	const char *name, *netns, *ports, *rates;
 	int xdp_flags;
+	__u32 queues;
 	bool no_links;
 	struct dc_opt_rest kv;
 };

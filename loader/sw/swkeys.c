@@ -74,9 +74,31 @@ int dc_sw_set(const char *pin_dir, bool json, struct jw *j, int argc, char **arg
 	for (i = 0; i < argc; i++) {
 		struct sw s;
 
+		struct dc_sw_meta meta;
+		const char *no;
+
 		split_key(argv[i], buf, sizeof(buf), &name, &key);
 		if (sw_open(pin_dir, name, &s, err))
 			return EXIT_ERR;
+		/* the switch's assignments in order, as below: an algorithm its
+		 * queues cannot run is refused before anything is written */
+		if (!sw_read_cfg(&s, &meta, &want)) {
+			for (k = 0; k < argc; k++) {
+				char b2[256], *n2, *k2;
+				struct dc_err e;
+
+				split_key(argv[k], b2, sizeof(b2), &n2, &k2);
+				if (!strcmp(n2, name))
+					sw_assign(k2, &want, "", &e);
+			}
+			no = sw_queues_refuse(meta.nqueues, want.alg);
+			if (no) {
+				sw_close(&s);
+				return dc_err_set(err, EXIT_USAGE,
+						  "sw.%s.alg=%s: switch %s has %u queues per port: %s; nothing changed",
+						  name, sw_alg_name(want.alg), name, meta.nqueues, no);
+			}
+		}
 		sw_close(&s);
 	}
 	if (json) {

@@ -97,6 +97,15 @@ static const char *const drain_names[DC_DRAIN_MAX] = { "time", "departures", "hy
 static const char *const alg_names[DC_ALG_MAX] = { "cs", "dt", "abm", "lqd", "credence",
 						      "followlqd", "smartbuf", "edt" };
 
+const char *sw_queues_refuse(__u32 nqueues, __u32 alg)
+{
+	if (nqueues <= 1 || alg == DC_ALG_CS || alg == DC_ALG_DT || alg == DC_ALG_ABM)
+		return NULL;
+	/* their per-port state (virtual LQD, gradient, EDT state) is not
+	 * per queue yet (docs/admission.md, "Priority queues") */
+	return "with more than one queue per port only cs, dt and abm decide per queue";
+}
+
 const char *sw_alg_name(__u32 alg)
 {
 	return alg < DC_ALG_MAX ? alg_names[alg] : "?";

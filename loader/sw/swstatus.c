@@ -15,6 +15,60 @@
 #include "counters.h"
 #include "sw/swint.h"
 
+/*
+ * The strict-priority queues of port i (nqueues > 1): each leaf's tracked
+ * backlog and the threshold a packet of the queue's lowest priority would
+ * meet now (admit.h: q of the queue, Q of the buffer, the class's n_p).
+ */
+static void sw_status_queues(int qfd, const struct dc_sw_meta *meta, const struct dc_sw_cfg *cfg,
+			     const struct dc_sw_state *st, __u32 i, struct jw *j, FILE *out)
+{
+	__u32 k, key;
+
+	if (qfd < 0 || meta->nqueues <= 1)
+		return;
+	if (j)
+		jw_arr(j, "queues");
+	for (k = 0; k < meta->nqueues && k < DC_SW_QUEUES_MAX; k++) {
+		struct dc_sw_queue q;
+		struct dc_adm_in in;
+		__u64 tnow;
+
+		key = dc_qrec_key(i, k);
+		if (bpf_map_lookup_elem(qfd, &key, &q))
+			continue;
+		in = (struct dc_adm_in){ .q = q.qlen_bytes, .Q = st->occupancy_bytes,
+					 .B = cfg->buffer_bytes, .alpha_q16 = cfg->alpha_q16[k],
+					 .gamma_q16 = q.gamma_q16 ? q.gamma_q16 : (__u32)DC_Q16_ONE,
+					 .n_congested = st->abm_congested_q[k] };
+		tnow = dc_adm_threshold(cfg->alg, &in);
+		if (j) {
+			jw_obj(j, NULL);
+			jw_u64(j, "queue", k);
+			jw_u64(j, "classid", q.classid);
+			jw_u64(j, "htb_prio", dc_queue_htb_prio(k, meta->nqueues));
+			jw_u64(j, "qlen_bytes", q.qlen_bytes);
+			jw_u64(j, "qlen_pkts", q.qlen_pkts);
+			jw_u64(j, "thresh_now_bytes", tnow);
+			jw_u64(j, "thresh_last_bytes", q.thresh_bytes);
+			jw_u64(j, "gamma_q16", q.gamma_q16);
+			jw_u64(j, "tx_bytes", q.tx_bytes);
+			jw_u64(j, "tx_pkts", q.tx_pkts);
+			jw_u64(j, "abm_congested", st->abm_congested_q[k]);
+			jw_end_obj(j);
+		} else {
+			fprintf(out, "     queue %u (class 1:%x, htb prio %u): q %llu bytes, %llu pkts, T_now %llu, T_last %llu, gamma %.3f, tx %llu bytes, ABM n_p %u\n",
+				k, q.classid & 0xffff, dc_queue_htb_prio(k, meta->nqueues),
+				(unsigned long long)q.qlen_bytes, (unsigned long long)q.qlen_pkts,
+				(unsigned long long)tnow, (unsigned long long)q.thresh_bytes,
+				(double)(q.gamma_q16 ? q.gamma_q16 : DC_Q16_ONE) / DC_Q16_ONE,
+				(unsigned long long)q.tx_bytes, st->abm_congested_q[k]);
+		}
+	}
+	if (j)
+		jw_end_arr(j);
+}
+
 int sw_cmd_status(struct dc_ctx *ctx, int argc, char **argv)
 {
 	const struct sw_name_args *args = ctx->opts;
@@ -37,6 +91,7 @@ int sw_cmd_status(struct dc_ctx *ctx, int argc, char **argv)
 	const void *tv[DC_SW_PORTS_MAX];
 	const char *tc[DC_SW_PORTS_MAX];
 	unsigned int nt = 0;
+	int qfd = -1;
 
 	(void)argc;
 	(void)argv;
@@ -80,6 +135,15 @@ int sw_cmd_status(struct dc_ctx *ctx, int argc, char **argv)
 			dc_vlqd_sync(&cr, sw_mono_ns(), cfg.cred_drain, obs);
 		}
 	}
+	if (meta.nqueues > 1) {
+		qfd = dc_pinned_map_open(s.dir, M_QUEUE, BPF_MAP_TYPE_ARRAY, 4,
+					 sizeof(struct dc_sw_queue), why, sizeof(why));
+		if (qfd < 0) {
+			dc_fail(ctx, EXIT_ERR, "switch %s: %s", s.name, why);
+			sw_close(&s);
+			return EXIT_ERR;
+		}
+	}
 	if (json) {
 		jw_obj(j, NULL);
 		jw_str(j, "name", s.name);
@@ -93,6 +157,7 @@ int sw_cmd_status(struct dc_ctx *ctx, int argc, char **argv)
 		jw_u64(j, "occupancy_bytes", st.occupancy_bytes);
 		jw_u64(j, "occupancy_pkts", st.occupancy_pkts);
 		jw_u64(j, "abm_congested", st.abm_congested);
+		jw_u64(j, "queues", meta.nqueues > 1 ? meta.nqueues : 1);
 		jw_u64(j, "abm_updates", st.abm_updates);
 		jw_bool(j, "model_loaded", model_loaded);
 		jw_u64(j, "model_loads", meta.model_loads);
@@ -170,6 +235,7 @@ int sw_cmd_status(struct dc_ctx *ctx, int argc, char **argv)
 			jw_u64(j, "tx_pkts", p.tx_pkts);
 			jw_u64(j, "vlqd_thresh_bytes", cr.T_bytes[i]);
 			dc_ctr_json(j, &dc_ctr_sw, &tot, DC_CTR_NOPORT);
+			sw_status_queues(qfd, &meta, &cfg, &st, i, j, NULL);
 			jw_end_obj(j);
 		} else {
 			fprintf(out, "%-4u %-15s %6u %10llu %6llu %10llu %10llu %6.3f %12llu %10llu %10llu %10llu %8llu",
@@ -188,6 +254,7 @@ int sw_cmd_status(struct dc_ctx *ctx, int argc, char **argv)
 				       (unsigned long long)tot.pred_nomodel_pkts,
 				       (unsigned long long)tot.safeguard_pkts);
 			fprintf(out, "\n");
+			sw_status_queues(qfd, &meta, &cfg, &st, i, NULL, out);
 		}
 	}
 	{
@@ -208,6 +275,8 @@ int sw_cmd_status(struct dc_ctx *ctx, int argc, char **argv)
 			       (unsigned long long)o.other_pkts);
 		}
 	}
+	if (qfd >= 0)
+		close(qfd);
 	sw_close(&s);
 	return EXIT_OK;
 }

@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include <dcbpf/admit.h>
 #include "attach.h"
 #include "pins.h"
 #include "sw/swint.h"
@@ -22,7 +24,7 @@ static void sw_detach_netlink_ports(struct sw *s, const struct dc_sw_meta *meta)
 {
 	__u32 i;
 
-	if (!meta->xdp_netlink)
+	if (!meta->xdp_netlink && meta->nqueues <= 1)
 		return;
 	for (i = 0; i < DC_SW_PORTS_MAX; i++) {
 		struct dc_sw_port p;
@@ -32,9 +34,142 @@ static void sw_detach_netlink_ports(struct sw *s, const struct dc_sw_meta *meta)
 		if (bpf_map_lookup_elem(s->port, &i, &p) || !p.rate_mbps)
 			continue;
 		a.ifname = p.ifname;
-		dc_detach_netlink(&a);
+		if (meta->xdp_netlink)
+			dc_detach_netlink(&a);
+		/* dc_sw_prio by netlink (kernels without tcx): only our filter
+		 * goes, not the clsact qdisc other programs share; where it is
+		 * a pinned tcx link there is no such filter and this is a no-op */
+		if (meta->nqueues > 1) {
+			a.hook = DC_HOOK_TC_EGRESS;
+			a.tc_prio = SW_PRIO_TC_PRIO;
+			dc_detach_netlink(&a);
+		}
 	}
 }
+
+/*
+ * tc(8) inside the switch's namespace; 0, or -1 with why = its message.
+ * HTB's class options are many (rates, bursts in scheduler ticks, r2q):
+ * tc computes them as every operator's script does.
+ */
+static int run_tc(const char *netns, char *const *args, char *why, size_t whylen)
+{
+	char *argv[32];
+	int pfd[2], st, n = 0, i;
+	ssize_t r;
+	size_t got = 0;
+	pid_t pid;
+
+	argv[n++] = "tc";
+	argv[n++] = "-n";
+	argv[n++] = (char *)netns;
+	for (i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	if (pipe(pfd))
+		return snprintf(why, whylen, "pipe: %s", strerror(errno)), -1;
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return snprintf(why, whylen, "fork: %s", strerror(errno)), -1;
+	}
+	if (!pid) {
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		execvp("tc", argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	why[0] = 0;
+	while (got + 1 < whylen && (r = read(pfd[0], why + got, whylen - 1 - got)) > 0)
+		got += (size_t)r;
+	why[got] = 0;
+	close(pfd[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(st) && !WEXITSTATUS(st))
+		return 0;
+	while (got && (why[got - 1] == '\n' || why[got - 1] == ' '))
+		why[--got] = 0;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+		snprintf(why, whylen, "tc(8) not found (iproute2 is needed for --queues)");
+	return -1;
+}
+
+/* bfifo limit of each leaf: far above any shared buffer the switch takes
+ * (B < 2^31), so admission is the only dropper, and finite. */
+#define SW_LEAF_LIMIT_BYTES "64000000"
+
+/* Take a half-built HTB off again (the port falls back to its default
+ * qdisc: the shaping it had before is not restored). */
+static void sw_port_queues_del(const char *netns, const char *ifname)
+{
+	char msg[64];
+	char *a[] = { "qdisc", "del", "dev", (char *)ifname, "root", NULL };
+
+	run_tc(netns, a, msg, sizeof(msg));
+}
+
+/*
+ * The port's strict-priority queues (docs/admission.md, "Priority
+ * queues"): root HTB 1: at the port rate, one inner class 1:100 with the
+ * port rate, leaves 1:1 … 1:N borrowing from it, leaf k with HTB prio
+ * N − 1 − k (the highest leaf is offered the excess first: strict
+ * priority), each with its own bfifo.  An unclassified packet goes to
+ * 1:1 (`default 1`), which dc_sw_prio never leaves it in by mistake: it
+ * classifies every packet.  The leaves' own rate is the least HTB takes
+ * (8 kbit/s), so nearly all of a leaf's rate is borrowed in prio order.
+ */
+static int sw_port_queues(const char *netns, const char *ifname, __u32 rate_mbps, __u32 nq,
+			  char *why, size_t whylen)
+{
+	char rate[32], cls[16], prio[16], handle[16];
+	char msg[400];
+	__u32 k;
+
+	snprintf(rate, sizeof(rate), "%umbit", rate_mbps);
+	/* the root the port had (the fabric's TBF, say) goes first: a
+	 * replace keeping handle 1: cannot change the qdisc's kind */
+	sw_port_queues_del(netns, ifname);
+	{
+		char *a[] = { "qdisc", "add", "dev", (char *)ifname, "root", "handle", "1:",
+			      "htb", "default", "1", NULL };
+		if (run_tc(netns, a, msg, sizeof(msg)))
+			goto fail;
+	}
+	{
+		char *a[] = { "class", "replace", "dev", (char *)ifname, "parent", "1:", "classid",
+			      "1:100", "htb", "rate", rate, "ceil", rate, "quantum", "65536", NULL };
+		if (run_tc(netns, a, msg, sizeof(msg)))
+			goto fail;
+	}
+	for (k = 0; k < nq; k++) {
+		snprintf(cls, sizeof(cls), "1:%x", k + 1);
+		snprintf(prio, sizeof(prio), "%u", dc_queue_htb_prio(k, nq));
+		snprintf(handle, sizeof(handle), "%x:", k + 10);
+		{
+			char *a[] = { "class", "replace", "dev", (char *)ifname, "parent", "1:100",
+				      "classid", cls, "htb", "rate", "8kbit", "ceil", rate, "prio", prio,
+				      "quantum", "65536", NULL };
+			if (run_tc(netns, a, msg, sizeof(msg)))
+				goto fail;
+		}
+		{
+			char *a[] = { "qdisc", "replace", "dev", (char *)ifname, "parent", cls, "handle",
+				      handle, "bfifo", "limit", SW_LEAF_LIMIT_BYTES, NULL };
+			if (run_tc(netns, a, msg, sizeof(msg)))
+				goto fail;
+		}
+	}
+	return 0;
+fail:
+	snprintf(why, whylen, "port %s (netns %s): setting up %u HTB queues failed: %s", ifname,
+		 netns, nq, msg);
+	return -1;
+}
+
 
 static int split_list(char *s, char **out, int max)
 {
@@ -57,7 +192,7 @@ static int up_fail(struct dc_ctx *ctx, struct switch_bpf *skel, const struct dc_
 	char why[DC_ERR_MSG_LEN];
 
 	snprintf(why, sizeof(why), "%s", ctx->err.msg);
-	if (skel && meta->xdp_netlink) {
+	if (skel && (meta->xdp_netlink || meta->nqueues > 1)) {
 		struct sw s = { .port = bpf_map__fd(skel->maps.dc_sw_port) };
 
 		sw_detach_netlink_ports(&s, meta);
@@ -121,6 +256,9 @@ int sw_cmd_up(struct dc_ctx *ctx, int argc, char **argv)
 			dc_err_prefix(&ctx->err, "switch %s not started", name);
 			return EXIT_USAGE;
 		}
+	if (sw_queues_refuse(a->queues, cfg.alg))
+		return dc_fail(ctx, EXIT_USAGE, "switch %s not started: alg=%s: %s", name,
+			       sw_alg_name(cfg.alg), sw_queues_refuse(a->queues, cfg.alg));
 	if (dc_netns_ino(netns, &ino, why, sizeof(why)))
 		return dc_fail(ctx, EXIT_ERR, "switch %s: %s", name, why);
 	for (i = 0; i < (__u32)nports; i++) {
@@ -167,10 +305,13 @@ int sw_cmd_up(struct dc_ctx *ctx, int argc, char **argv)
 	meta.netns_ino = ino;
 	meta.nports = (__u32)nports;
 	meta.xdp_flags = xdp_flags;
+	meta.nqueues = a->queues > 1 ? a->queues : 1;
 	snprintf(meta.netns, sizeof(meta.netns), "%s", netns);
 	snprintf(meta.name, sizeof(meta.name), "%s", name);
 	memset(&st, 0, sizeof(st));
 	st.abm_congested = 1;
+	for (i = 0; i < DC_SW_QUEUES_MAX; i++)
+		st.abm_congested_q[i] = 1;
 	if (bpf_map_update_elem(bpf_map__fd(skel->maps.dc_sw_cfg), &zero, &cfg, BPF_ANY) ||
 	    bpf_map_update_elem(bpf_map__fd(skel->maps.dc_sw_state), &zero, &st, BPF_ANY) ||
 	    bpf_map_update_elem(bpf_map__fd(skel->maps.dc_sw_meta), &zero, &meta, BPF_ANY)) {
@@ -191,6 +332,42 @@ int sw_cmd_up(struct dc_ctx *ctx, int argc, char **argv)
 		    bpf_map_update_elem(bpf_map__fd(skel->maps.dc_sw_ifport), &p.ifindex, &i, BPF_ANY)) {
 			dc_err_set(&ctx->err, EXIT_ERR, "port %s: map update failed: %s", ifs[i],
 				   strerror(errno));
+			return up_fail(ctx, skel, &meta, dir);
+		}
+	}
+	for (i = 0; meta.nqueues > 1 && i < (__u32)nports * DC_SW_QUEUES_MAX; i++) {
+		struct dc_sw_queue q;
+
+		if (i % DC_SW_QUEUES_MAX >= meta.nqueues)
+			continue;
+		memset(&q, 0, sizeof(q));
+		q.gamma_q16 = (__u32)DC_Q16_ONE;
+		q.classid = dc_queue_classid(i % DC_SW_QUEUES_MAX);
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.dc_sw_queue), &i, &q, BPF_ANY)) {
+			dc_err_set(&ctx->err, EXIT_ERR, "queue record %u: map update failed: %s", i,
+				   strerror(errno));
+			return up_fail(ctx, skel, &meta, dir);
+		}
+	}
+	/* the queues before the tracker: it reads the leaves from the skbs
+	 * of the root HTB, whose class ids dc_sw_prio writes */
+	for (i = 0; meta.nqueues > 1 && i < (__u32)nports; i++) {
+		struct dc_sw_port p;
+		struct dc_attach at = { .hook = DC_HOOK_TC_EGRESS, .netns = netns, .ifname = ifs[i],
+					.pin_path = path, .no_links = a->no_links,
+					.tc_prio = SW_PRIO_TC_PRIO, .link_flags = DC_BPF_F_BEFORE };
+		enum dc_attach_how how;
+
+		bpf_map_lookup_elem(bpf_map__fd(skel->maps.dc_sw_port), &i, &p);
+		if (sw_port_queues(netns, ifs[i], p.rate_mbps, meta.nqueues, why, sizeof(why))) {
+			sw_port_queues_del(netns, ifs[i]);
+			dc_err_set(&ctx->err, EXIT_ERR, "%s", why);
+			return up_fail(ctx, skel, &meta, dir);
+		}
+		snprintf(path, sizeof(path), "%s/%s%s", dir, L_PRIO_PREFIX, ifs[i]);
+		if (dc_attach_prog(bpf_program__fd(skel->progs.dc_sw_prio), &at, &how, why,
+				   sizeof(why))) {
+			dc_err_set(&ctx->err, EXIT_ERR, "%s", why);
 			return up_fail(ctx, skel, &meta, dir);
 		}
 	}
@@ -238,14 +415,20 @@ int sw_cmd_up(struct dc_ctx *ctx, int argc, char **argv)
 		jw_str(&ctx->jw, "netns", netns);
 		jw_u64(&ctx->jw, "netns_ino", ino);
 		jw_u64(&ctx->jw, "ports", (__u64)nports);
+		jw_u64(&ctx->jw, "queues", (__u64)meta.nqueues);
 		jw_str(&ctx->jw, "xdp_mode", xdp_flags == XDP_FLAGS_SKB_MODE ? "generic" : "native");
 		jw_str(&ctx->jw, "attach", meta.xdp_netlink ? "netlink" : "links");
 		jw_str(&ctx->jw, "pinned", dir);
 		jw_end_obj(&ctx->jw);
 		jw_done(&ctx->jw);
 	} else {
-		fprintf(ctx->out, "switch %s up: netns %s (inode %u), %d port(s), xdp %s%s, pinned under %s\n",
-			name, netns, ino, nports, xdp_flags == XDP_FLAGS_SKB_MODE ? "generic" : "native",
+		char qs[48] = "";
+
+		if (meta.nqueues > 1)
+			snprintf(qs, sizeof(qs), ", %u strict-priority queues each", meta.nqueues);
+		fprintf(ctx->out, "switch %s up: netns %s (inode %u), %d port(s)%s, xdp %s%s, pinned under %s\n",
+			name, netns, ino, nports, qs,
+			xdp_flags == XDP_FLAGS_SKB_MODE ? "generic" : "native",
 			meta.xdp_netlink ? " (netlink)" : " (links)", dir);
 	}
 	return EXIT_OK;

@@ -1,0 +1,172 @@
+# Integration: strict-priority queues per switch port (dcbpf switch up
+# --queues N; docs/admission.md, "Priority queues").  Two senders and one
+# receiver behind a switch whose ports run at 20 Mbit/s (one 1500-byte
+# packet takes 600 µs, far above the jitter of the namespaces), N = 2.
+# Checks: --queues 0, 9 and an algorithm the queues cannot run are refused
+# with the reason and leave the port's qdisc and pins as they were; with a
+# saturating best-effort (DSCP 0) UDP flow to the receiver, a DSCP CS5 ping
+# is delayed by about one packet time at most (median against the idle
+# median), while a DSCP 0 ping waits behind the low queue; the tracker's
+# per-queue lengths follow each HTB leaf's backlog (tc -s class); bpftool
+# names the per-queue record's fields; a live switch to an algorithm
+# without per-queue state is refused, the old one kept.
+# shellcheck shell=bash
+# SC2317: cleanup runs from the EXIT trap.
+# shellcheck disable=SC2317
+source "$(dirname "$0")/../lib/test.sh"
+source tests/lib/fabric.sh
+
+DCBPF="$BUILD/dcbpf"
+RATE=20			# Mbit/s of every switch port
+PKT_US=600		# one 1500-byte frame at RATE
+SW=pq$$
+SW=${SW:0:15}
+PIN=/sys/fs/bpf/dcbpf-pq$$
+LOG="$OUT/prioq"
+mkdir -p "$LOG"
+
+cleanup() {
+	"$DCBPF" --pin-dir "$PIN" switch down "$SW" >/dev/null 2>&1
+	rm -rf "$PIN"
+}
+
+# --- fabric: s0 (low), s1 (high) → switch → r0 ----------------------------------
+build_fabric() {
+	local i
+	fabric_init || return 1
+	fabric_on_exit cleanup
+	fabric_make_switch sw || return 1
+	SWNS=$FAB_LAST_NS
+	fabric_make_host r0 || return 1
+	RNS=$FAB_LAST_NS
+	fabric_make_link "$SWNS" q0 "$RNS" r0 || return 1
+	OUTDEV=$FAB_LAST_DEV_A
+	PORTS=("$OUTDEV")
+	fabric_add_addr "$SWNS" "$OUTDEV" 10.79.10.254/24 || return 1
+	fabric_add_addr "$RNS" "$FAB_LAST_DEV_B" 10.79.10.1/24 || return 1
+	fabric_add_route "$RNS" 10.79.0.0/16 10.79.10.254 || return 1
+	fabric_shape "$SWNS" "$OUTDEV" "$RATE" 20000000 || return 1
+	SNS=()
+	for i in 0 1; do
+		fabric_make_host "s$i" || return 1
+		SNS+=("$FAB_LAST_NS")
+		fabric_make_link "$FAB_LAST_NS" "h$i" "$SWNS" "p$i" || return 1
+		PORTS+=("$FAB_LAST_DEV_B")
+		fabric_add_addr "$FAB_LAST_NS" "$FAB_LAST_DEV_A" "10.79.$((20 + i)).1/24" || return 1
+		fabric_add_addr "$SWNS" "$FAB_LAST_DEV_B" "10.79.$((20 + i)).254/24" || return 1
+		fabric_add_route "$FAB_LAST_NS" 10.79.0.0/16 "10.79.$((20 + i)).254" || return 1
+	done
+}
+build_fabric || { t_fail "prioq: fabric" "builder failed"; exit 1; }
+RIP=10.79.10.1
+for i in 0 1; do
+	fabric_exec "${SNS[i]}" ping -c1 -W2 -q "$RIP" >/dev/null 2>&1 ||
+		{ t_fail "prioq: fabric reachable" "s$i cannot reach r0"; exit 1; }
+done
+plist=$(IFS=,; echo "${PORTS[*]}")
+up() { "$DCBPF" --pin-dir "$PIN" switch up "$SW" --netns "$SWNS" --ports "$plist" --rate-mbps "$RATE" "$@"; }
+root_kind() { tc -n "$SWNS" qdisc show dev "$OUTDEV" root | awk '{ print $2; exit }'; }
+
+# --- refusals: nothing started, the port's TBF untouched ----------------------------
+for n in 0 9; do
+	msg=$(up --queues "$n" 2>&1) && t_fail "prioq: --queues $n refused" "accepted: $msg"
+	case "$msg" in
+	*queues*minimum\ 1* | *queues*maximum\ 8*) t_pass "prioq: --queues $n refused, naming the range ($msg)" ;;
+	*) t_fail "prioq: --queues $n refused, naming the range" "$msg" ;;
+	esac
+	[ ! -e "$PIN/sw/$SW" ] && [ "$(root_kind)" = tbf ] &&
+		t_pass "prioq: --queues $n left no pins and the port's tbf in place" ||
+		t_fail "prioq: --queues $n left nothing behind" "pins: $(ls "$PIN/sw" 2>&1); root $(root_kind)"
+done
+msg=$(up --queues 2 alg=credence 2>&1) && t_fail "prioq: credence with 2 queues refused" "accepted"
+case "$msg" in
+*credence*queue*) t_pass "prioq: credence with 2 queues refused with the reason" ;;
+*) t_fail "prioq: credence with 2 queues refused with the reason" "$msg" ;;
+esac
+[ ! -e "$PIN/sw/$SW" ] && [ "$(root_kind)" = tbf ] &&
+	t_pass "prioq: the refused credence up left no pins and the tbf" ||
+	t_fail "prioq: the refused credence up left nothing behind" "root $(root_kind)"
+
+# --- up with 2 queues ---------------------------------------------------------------
+if out=$(up --queues 2 buffer_bytes=1000000 alg=dt 2>&1); then
+	t_pass "prioq: switch up --queues 2 ($out)"
+else
+	t_fail "prioq: switch up --queues 2" "$out"; exit 1
+fi
+leaves=$(tc -n "$SWNS" class show dev "$OUTDEV" | grep -c 'htb 1:[12] parent 1:100')
+[ "$(root_kind)" = htb ] && [ "$leaves" = 2 ] &&
+	t_pass "prioq: the port's root is an HTB with leaves 1:1 and 1:2" ||
+	t_fail "prioq: HTB with two leaves" "root $(root_kind), $leaves leaves: $(tc -n "$SWNS" class show dev "$OUTDEV")"
+msg=$("$DCBPF" --pin-dir "$PIN" set "sw.$SW.alg=smartbuf" 2>&1) &&
+	t_fail "prioq: live smartbuf on a 2-queue switch refused" "accepted: $msg"
+[ "$("$DCBPF" --pin-dir "$PIN" get "sw.$SW.alg")" = dt ] && case "$msg" in *queue*) true ;; *) false ;; esac &&
+	t_pass "prioq: live smartbuf on a 2-queue switch refused, dt kept ($msg)" ||
+	t_fail "prioq: live smartbuf refused, dt kept" "$msg; alg $("$DCBPF" --pin-dir "$PIN" get "sw.$SW.alg")"
+fields=$(bpftool -j map dump pinned "$PIN/sw/$SW/dc_sw_queue" 2>/dev/null |
+	jq -r '.[0].formatted.value | keys | join(",")' 2>/dev/null)
+case "$fields" in
+*classid*qlen_bytes*) t_pass "prioq: bpftool names dc_sw_queue's fields ($fields)" ;;
+*) t_fail "prioq: bpftool names dc_sw_queue's fields" "'$fields'" ;;
+esac
+
+# median RTT in µs of N pings with TOS
+rtt_med() { # NS TOS COUNT INTERVAL
+	fabric_exec "$1" ping -n -q -Q "$2" -c "$3" -i "$4" -W 2 "$RIP" 2>/dev/null >/dev/null
+	fabric_exec "$1" ping -n -Q "$2" -c "$3" -i "$4" -W 2 "$RIP" 2>/dev/null |
+		sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR) printf "%d %d\n", v[int((NR + 1) / 2)] * 1000, NR; else print "0 0" }'
+}
+read -r idle_us idle_n <<<"$(rtt_med "${SNS[1]}" 0xa0 30 0.01)"
+
+# --- saturating best-effort flow -------------------------------------------------------
+fabric_bg "$RNS" sh -c 'exec iperf3 -s -p 5201 >/dev/null 2>&1'
+fabric_wait_port "$RNS" 5201 || { t_fail "prioq: iperf3 server" "did not start"; exit 1; }
+fabric_exec "${SNS[0]}" iperf3 -c "$RIP" -p 5201 -u -b 40M -l 1400 -t 6 -J >"$LOG/low.json" 2>&1 &
+LOW_PID=$!
+sleep 1.5	# the low queue fills to its threshold (~333 kB: 130 ms at 20 Mbit/s)
+read -r high_us high_n <<<"$(rtt_med "${SNS[1]}" 0xa0 30 0.01)"
+# tracker vs tc: each leaf's backlog and its record, read back to back
+: >"$LOG/track.txt"
+for _ in $(seq 1 15); do
+	tcb=$(tc -n "$SWNS" -s class show dev "$OUTDEV" | awk '
+		/^class htb 1:1 / { c = 1 } /^class htb 1:2 / { c = 2 } /^class htb 1:100 / { c = 0 }
+		/backlog/ && c { sub("b$", "", $2); b[c] = $2 }
+		END { printf "%d %d", b[1], b[2] }')
+	trk=$("$DCBPF" --pin-dir "$PIN" --json switch status "$SW" |
+		jq -r '.ports[0].queues | "\(.[0].qlen_bytes) \(.[1].qlen_bytes)"')
+	echo "$tcb $trk" >>"$LOG/track.txt"
+	sleep 0.05
+done
+read -r low_us low_n <<<"$(rtt_med "${SNS[1]}" 0x00 8 0.05)"
+wait "$LOW_PID"
+echo "idle_high_us=$idle_us ($idle_n) load_high_us=$high_us ($high_n) load_low_us=$low_us ($low_n)" >"$LOG/rtt.txt"
+cat "$LOG/rtt.txt"
+
+# One hop: the CS5 ping may wait for the low packet HTB is sending (≤ one
+# packet time, 600 µs) plus scheduling noise of a loaded 2-core host.
+bound=$((idle_us + PKT_US + 900))
+if [ "$high_n" -ge 20 ] && [ "$high_us" -le "$bound" ]; then
+	t_pass "prioq: CS5 ping under a saturating DSCP 0 flow: median $high_us µs vs $idle_us µs idle (bound idle + 1 packet time + 0.9 ms = $bound)"
+else
+	t_fail "prioq: CS5 ping not delayed by the low-priority flow" "median $high_us µs ($high_n replies) vs idle $idle_us µs; bound $bound"
+fi
+if [ "$low_n" -ge 4 ] && [ "$low_us" -ge $((20 * PKT_US)) ] && [ "$low_us" -ge $((10 * high_us)) ]; then
+	t_pass "prioq: a DSCP 0 ping waits behind the low queue (median $low_us µs, ≥ 20 packet times)"
+else
+	t_fail "prioq: a DSCP 0 ping waits behind the low queue" "median $low_us µs ($low_n replies), high $high_us µs"
+fi
+read -r n within big mt mq hi_ok <<<"$(awk '{ n++; d = $1 - $3; if (d < 0) d = -d; if (d <= 32768) w++;
+	if ($1 > 100000) big++; st += $3; sq += $1; if ($2 <= 3028 && $4 <= 3028) h++ }
+	END { printf "%d %d %d %d %d %d\n", n, w, big, n ? st / n : 0, n ? sq / n : 0, h }' "$LOG/track.txt")"
+if [ "$n" -ge 10 ] && [ "$big" -ge $((n * 8 / 10)) ] && [ "$within" -ge $((n * 8 / 10)) ] &&
+	[ $((mt > mq ? mt - mq : mq - mt)) -le $((mq / 10 + 1514)) ] && [ "$hi_ok" -ge $((n * 8 / 10)) ]; then
+	t_pass "prioq: tracked queue 0 follows leaf 1:1 ($within of $n within 32 KB, mean $mt vs $mq B); queue 1 and leaf 1:2 stay near empty ($hi_ok of $n ≤ 2 packets)"
+else
+	t_fail "prioq: tracked queues follow the HTB leaves" "$n samples, $big above 100 kB, $within within 32 KB, mean $mt vs $mq, high ≤ 2 pkts in $hi_ok (log $LOG/track.txt)"
+fi
+
+# --- down ------------------------------------------------------------------------------
+"$DCBPF" --pin-dir "$PIN" switch down "$SW" >/dev/null 2>&1 && [ ! -e "$PIN/sw/$SW" ] &&
+	[ -z "$(tc -n "$SWNS" filter show dev "$OUTDEV" egress 2>/dev/null)" ] &&
+	t_pass "prioq: switch down removes pins and the classifier" ||
+	t_fail "prioq: switch down" "left: $(ls "$PIN/sw" 2>&1) $(tc -n "$SWNS" filter show dev "$OUTDEV" egress)"
