@@ -66,11 +66,19 @@ int dc_resq_egress(struct __sk_buff *skb)
 	cfg = bpf_map_lookup_elem(&dc_resq_cfg, &zero);
 	if (!cfg || !cfg->enabled)
 		return DC_TC_NEXT;
-	if (bpf_skb_load_bytes(skb, DC_ETH_HLEN + p.ihl_bytes + 4, &seq, 4) ||
-	    bpf_skb_load_bytes(skb, DC_ETH_HLEN + p.ihl_bytes + 13, &fl, 1) ||
-	    bpf_skb_load_bytes(skb, DC_ETH_HLEN, &word_old, 2)) {
-		DC_COUNT(dc_resq_stats, passed);
-		return DC_TC_NEXT;
+	{
+		/* the parse made the headers linear: read them in place */
+		void *data = dc_skb_data(skb), *end = dc_skb_data_end(skb);
+		__u32 ihl = p.ihl_bytes & 0x3c;	/* 20..60, as parsed; bounded for the verifier */
+		struct tcphdr *th = data + DC_ETH_HLEN + ihl;
+
+		if (data + DC_ETH_HLEN + DC_IP_BASE_LEN > end || (void *)(th + 1) > end) {
+			DC_COUNT(dc_resq_stats, passed);
+			return DC_TC_NEXT;
+		}
+		seq = th->seq;
+		fl = ((__u8 *)th)[13];
+		word_old = *(__u16 *)(data + DC_ETH_HLEN);
 	}
 	dc_key_fwd(&p, &key);
 	f = flow_get(&key);
