@@ -8,7 +8,8 @@
  * B counts packets, each non-empty queue sends one packet per slot.  Byte
  * mode: packets carry sizes, B is in bytes, each port may send
  * slot_bytes per slot (whole packets, unused credit is not kept).  One
- * queue per port; a packet's priority selects its α.
+ * queue per port unless cfg.nqueues > 1 (strict priority); a packet's
+ * priority selects its α.
  *
  * Library code: errors come back in a struct dc_err (lib/err.h), nothing
  * is printed.  Needs libc and the error type only, so the unit tests link
@@ -60,6 +61,12 @@ struct dc_sim_cfg {
 	 * slot_ns (a slot's later arrivals are not new samples). */
 	struct dc_sb_params sb;
 	struct dc_edt_params edt;
+	/* Strict-priority queues per port (0 or 1: one, as before): priority
+	 * p joins queue min(p, nqueues − 1) of its port, a port sends from its
+	 * highest non-empty queue first, and every algorithm decides per
+	 * (port, queue) with that queue's q (include/dcbpf/admit.h).  The
+	 * result's rows are then the queues, row = port · nqueues + queue. */
+	__u32 nqueues;
 };
 
 /* What Credence's prediction is made from.  ORACLE: "LQD, serving the

@@ -38,6 +38,11 @@ const struct dc_opt dc_sim_cmd_opts[] = {
 	DC_SIM_WORKLOAD_OPTS(A, sim),
 	{ "alpha", 0, DC_OPT_Q16, DC_FIELD(A, alpha_q16), "A", .help = "DT/ABM alpha of every priority",
 	  .def = "0.5", .dmin = 0, .dmax = 1024, .flags = DC_OPT_F_MIN_EXCL },
+	{ "alpha-prio", 0, DC_OPT_STR, DC_FIELD(A, alpha_prio), "A0[,A1...]",
+	  .help = "DT/ABM alpha of priority 0, 1, ... (the last repeats); overrides --alpha" },
+	{ "queues", 0, DC_OPT_U64, DC_FIELD(A, queues), "N",
+	  .help = "strict-priority queues per port (priority p in queue min(p, N-1))", .def = "1",
+	  .umin = 1, .umax = DC_SW_QUEUES_MAX },
 	{ "alpha-first-rtt", 0, DC_OPT_Q16, DC_FIELD(A, alpha_first_rtt_q16), "A",
 	  .help = "ABM alpha of first-RTT packets", .def = "64", .dmin = 0, .dmax = 1024,
 	  .flags = DC_OPT_F_MIN_EXCL },
@@ -123,6 +128,36 @@ const char dc_sim_cmd_doc[] =
 static const char *const wl_own[] = { "seed", "first-rtt-pkts", NULL };
 
 /* The settings of one run from the options; 0 or the exit code. */
+/* --alpha-prio "A0,A1,…": α of priorities 0, 1, …, each in (0, 1024];
+ * priorities after the last value take the last value. */
+static int sim_alpha_list(const char *list, __u32 *alpha_q16, struct dc_err *err)
+{
+	const char *p = list;
+	unsigned int i = 0;
+	double v;
+	char *end;
+
+	while (*p) {
+		if (i == DC_SW_PRIOS)
+			return dc_err_set(err, EXIT_USAGE, "--alpha-prio %s: at most %d values", list,
+					  DC_SW_PRIOS);
+		v = strtod(p, &end);
+		if (end == p || (*end && *end != ',') || !(v > 0) || v > 1024)
+			return dc_err_set(err, EXIT_USAGE,
+					  "--alpha-prio %s: value %u is not a number in (0, 1024]", list,
+					  i);
+		alpha_q16[i++] = (__u32)(v * DC_Q16_ONE + 0.5);
+		p = *end ? end + 1 : end;
+		if (*end && !*p)
+			return dc_err_set(err, EXIT_USAGE, "--alpha-prio %s: ends with a comma", list);
+	}
+	if (!i)
+		return dc_err_set(err, EXIT_USAGE, "--alpha-prio: at least one value");
+	for (; i < DC_SW_PRIOS; i++)
+		alpha_q16[i] = alpha_q16[i - 1];
+	return 0;
+}
+
 static int sim_setup(struct dc_ctx *ctx, int argc, char **argv, struct dc_sim_cfg *cfg,
 		     struct dc_sim_workload *wl)
 {
@@ -152,6 +187,12 @@ static int sim_setup(struct dc_ctx *ctx, int argc, char **argv, struct dc_sim_cf
 	cfg->alg = o->alg == DC_ALG_MAX ? DC_ALG_DT : (__u32)o->alg;
 	for (i = 0; i < DC_SW_PRIOS; i++)
 		cfg->alpha_q16[i] = o->alpha_q16;
+	if (o->alpha_prio && sim_alpha_list(o->alpha_prio, cfg->alpha_q16, &ctx->err))
+		return EXIT_USAGE;
+	cfg->nqueues = o->queues;
+	if ((__u64)cfg->nports * (o->queues ? o->queues : 1) > DC_SIM_PORTS_MAX)
+		return dc_fail(ctx, EXIT_USAGE, "--ports %u x --queues %u: at most %d queues in all",
+			       cfg->nports, o->queues, DC_SIM_PORTS_MAX);
 	cfg->alpha_first_rtt_q16 = o->alpha_first_rtt_q16;
 	cfg->abm_period_slots = o->abm_period;
 	cfg->predictor = (__u32)o->predictor;

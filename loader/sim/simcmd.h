@@ -33,6 +33,8 @@ struct dc_sim_args {
 	__u32 sb_k, sb_beta_q16, sb_sigma_q16, sb_onset_q16, sb_age_us;
 	__u32 edt_rise, edt_max_us;
 	struct dc_simpfc_opts pfc;	/* --alg reverie|sonic (simpfc.h) */
+	__u32 queues;			/* strict-priority queues per port */
+	const char *alpha_prio;		/* α per priority, "A0,A1,…" */
 };
 
 extern const struct dc_opt dc_sim_cmd_opts[];

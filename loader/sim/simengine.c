@@ -171,7 +171,8 @@ static int sim_engine(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a
 		      __u32 (*feat)[DC_RF_FEATURES], __u8 *asked, struct dc_err *err)
 {
 	const bool unit = c->mode == DC_SIM_UNIT;
-	const __u32 N = c->nports, alg = c->alg;
+	/* queues: N of them, nq per port (strict priority), port = i / nq */
+	const __u32 nq = dc_nq(c->nqueues), N = c->nports * nq, alg = c->alg;
 	const __u64 B = c->buffer;
 	__u64 q[DC_SIM_PORTS_MAX] = { 0 }, credit[DC_SIM_PORTS_MAX] = { 0 };
 	__u64 win_sent[DC_SIM_PORTS_MAX] = { 0 }, win_q[DC_SIM_PORTS_MAX] = { 0 };
@@ -195,7 +196,7 @@ static int sim_engine(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a
 	struct dc_sb_main sbm;
 	struct ring ring[DC_SIM_PORTS_MAX];
 	__u64 *hist = NULL, Q = 0, t, bw, nbins, cum, want[3];
-	__u32 minsz = 0xffffffffU, cap, ncong = 1, i, k, period;
+	__u32 minsz = 0xffffffffU, cap, ncong[DC_SW_QUEUES_MAX], i, k, period;
 	size_t idx = 0;
 	double t0;
 	int rc = EXIT_ERR, vt, vn;
@@ -205,16 +206,17 @@ static int sim_engine(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a
 	memset(sbp, 0, sizeof(sbp));
 	memset(edp, 0, sizeof(edp));
 	memset(&sbm, 0, sizeof(sbm));
-	if (!N || N > DC_SIM_PORTS_MAX || !B || B >= (1ULL << 32) || alg >= DC_ALG_MAX) {
+	if (!N || N > DC_SIM_PORTS_MAX || !B || B >= (1ULL << 32) || alg >= DC_ALG_MAX ||
+	    c->nqueues > DC_SW_QUEUES_MAX) {
 		return dc_err_set(err, EXIT_USAGE,
-				  "ports must be 1..%d, buffer 1..2^32-1, algorithm known",
-				  DC_SIM_PORTS_MAX);
+				  "ports × queues must be 1..%d (queues 1..%d), buffer 1..2^32-1, algorithm known",
+				  DC_SIM_PORTS_MAX, DC_SW_QUEUES_MAX);
 	}
 	for (idx = 0; idx < n; idx++) {
-		if (a[idx].port >= N) {
+		if (a[idx].port >= c->nports) {
 			return dc_err_set(err, EXIT_ERR,
 					  "arrival %zu is for port %u but the switch has %u ports (--ports)",
-					  idx, a[idx].port, N);
+					  idx, a[idx].port, c->nports);
 		}
 		if (idx && a[idx].slot < a[idx - 1].slot) {
 			return dc_err_set(err, EXIT_ERR, "arrivals are not sorted by time (row %zu)",
@@ -276,6 +278,8 @@ static int sim_engine(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a
 	if (!hist)
 		goto oom;
 	period = c->abm_period_slots ? c->abm_period_slots : 1;
+	for (k = 0; k < DC_SW_QUEUES_MAX; k++)
+		ncong[k] = 1;
 
 	r->nports = N;
 	idx = 0;
@@ -284,27 +288,32 @@ static int sim_engine(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a
 	 * is empty (a queue with packets sends in every slot, so this ends) */
 	for (t = 0; t < nslots || (c->drain && Q); t++) {
 		/* ABM: n_p and γ once per period, from the state at its end. */
+		/* With queues, n_p per priority class: queue i's class is
+		 * i mod nq, tested with its own α and its class's n_p (ABM,
+		 * Eq. 4.9); γ of a queue is its share of its port's rate. */
 		if (alg == DC_ALG_ABM && t % period == 0) {
-			__u32 cong = 0;
+			__u32 cong[DC_SW_QUEUES_MAX] = { 0 };
 
 			for (i = 0; i < N; i++) {
 				gamma[i] = dc_abm_gamma_from(win_sent[i],
 							     unit ? period : (__u64)period * c->slot_bytes,
 							     q[i] || win_q[i]);
-				if (dc_abm_congested(q[i], dc_abm_threshold(B, Q, c->alpha_q16[0], ncong,
-									    gamma[i])))
-					cong++;
+				if (dc_abm_congested(q[i], dc_abm_threshold(B, Q, c->alpha_q16[i % nq],
+									    ncong[i % nq], gamma[i])))
+					cong[i % nq]++;
 				win_sent[i] = 0;
 				win_q[i] = q[i];
 			}
-			ncong = dc_abm_n(cong);
+			for (k = 0; k < nq; k++)
+				ncong[k] = dc_abm_n(cong[k]);
 		}
 		/* arrival phase */
 		for (; idx < n && a[idx].slot == t; idx++) {
 			const struct dc_sim_arrival *p = &a[idx];
-			struct dc_sim_port_res *pr = &r->port[p->port];
-			struct dc_adm_in in;
 			__u32 len = unit ? 1 : p->bytes, prio = p->prio & DC_SW_DSCP_PRIO_MASK;
+			const __u32 qi = p->port * nq + dc_queue_of_prio(prio, nq);
+			struct dc_sim_port_res *pr = &r->port[qi];
+			struct dc_adm_in in;
 			enum dc_verdict v;
 			__u64 thr;
 
@@ -316,37 +325,37 @@ static int sim_engine(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a
 				/* the state this arrival finds, before any decision */
 				__u64 now = t * c->slot_ns;
 
-				x[DC_RF_F_QLEN] = dc_rf_feat(q[p->port] * fscale);
+				x[DC_RF_F_QLEN] = dc_rf_feat(q[qi] * fscale);
 				x[DC_RF_F_OCC] = dc_rf_feat(Q * fscale);
 				/* a queue's first sample replaces its average, as in
 				 * the data plane (include/dcbpf/vlqd.h) */
-				ew_q[p->port] = dc_rf_ewma(ew_q[p->port], x[DC_RF_F_QLEN],
-							   ew_t[p->port] == EW_NEVER ? ew_period :
-							   now - ew_t[p->port], ew_period);
-				ew_t[p->port] = now;
+				ew_q[qi] = dc_rf_ewma(ew_q[qi], x[DC_RF_F_QLEN],
+							   ew_t[qi] == EW_NEVER ? ew_period :
+							   now - ew_t[qi], ew_period);
+				ew_t[qi] = now;
 				ew_Q = dc_rf_ewma(ew_Q, x[DC_RF_F_OCC],
 						  ew_tQ == EW_NEVER ? ew_period : now - ew_tQ, ew_period);
 				ew_tQ = now;
-				x[DC_RF_F_QLEN_EWMA] = ew_q[p->port];
+				x[DC_RF_F_QLEN_EWMA] = ew_q[qi];
 				x[DC_RF_F_OCC_EWMA] = ew_Q;
 				if (feat)
 					memcpy(feat[idx], x, sizeof(x));
 			}
-			in.q = q[p->port];
+			in.q = q[qi];
 			in.Q = Q;
 			in.B = B;
 			in.len = len;
 			in.alpha_q16 = dc_adm_alpha(alg, c->alpha_q16[prio], c->alpha_first_rtt_q16,
 						    p->first_rtt);
-			in.gamma_q16 = gamma[p->port];
-			in.n_congested = ncong;
+			in.gamma_q16 = gamma[qi];
+			in.n_congested = ncong[qi % nq];
 			if (cred) {
-				struct dc_cred_in ci = { .q = q[p->port], .Q = Q, .B = B, .n = N,
+				struct dc_cred_in ci = { .q = q[qi], .Q = Q, .B = B, .n = N,
 							 .len = len };
 				bool ask, drop;
 
-				dc_cred_arrival(T, &G, N, p->port, B, len);
-				ci.T = T[p->port];
+				dc_cred_arrival(T, &G, N, qi, B, len);
+				ci.T = T[qi];
 				for (i = 0; i < N; i++)
 					if (q[i] > ci.longest)
 						ci.longest = q[i];
@@ -374,21 +383,21 @@ static int sim_engine(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a
 			} else if (sbuf) {
 				/* the queue sample, then the decision on it */
 				if (alg == DC_ALG_SMARTBUF)
-					dc_sb_sample(&sbp[p->port], &sbm, &c->sb, q[p->port],
+					dc_sb_sample(&sbp[qi], &sbm, &c->sb, q[qi],
 						     t * c->slot_ns, B);
 				else
-					dc_edt_sample(&edp[p->port], &c->edt, q[p->port], t * c->slot_ns);
-				v = dc_adm_decide_sb(alg, &in, &sbp[p->port], &edp[p->port], &thr);
+					dc_edt_sample(&edp[qi], &c->edt, q[qi], t * c->slot_ns);
+				v = dc_adm_decide_sb(alg, &in, &sbp[qi], &edp[qi], &thr);
 			} else {
 				v = dc_adm_decide(alg, &in, &thr);
 			}
 			if (alg == DC_ALG_LQD && v == DC_V_DROP_FULL) {
 				/* push out tails of the longest queues until it fits */
 				while (Q + len > B) {
-					__u32 vq = dc_lqd_victim(q, N, p->port, len);
+					__u32 vq = dc_lqd_victim(q, N, qi, len);
 					__u32 sz, vid = 0;
 
-					if (vq == p->port || !ring[vq].cnt)
+					if (vq == qi || !ring[vq].cnt)
 						break;
 					sz = ring_pop_tail(&ring[vq], &vid);
 					if (fate)
@@ -402,8 +411,8 @@ static int sim_engine(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a
 				v = Q + len > B ? DC_V_DROP_FULL : DC_V_ADMIT;
 			}
 			if (v == DC_V_ADMIT) {
-				ring_push(&ring[p->port], len | prio << 24, (__u32)idx);
-				q[p->port] += len;
+				ring_push(&ring[qi], len | prio << 24, (__u32)idx);
+				q[qi] += len;
 				Q += len;
 				pr->admitted++;
 			} else {
@@ -419,40 +428,47 @@ static int sim_engine(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a
 					pr->first_rtt_drops++;
 				r->prio_drops[prio]++;
 			}
-			if (q[p->port] > pr->max_q)
-				pr->max_q = q[p->port];
+			if (q[qi] > pr->max_q)
+				pr->max_q = q[qi];
 		}
-		/* departure phase */
-		for (i = 0; i < N; i++) {
-			struct ring *rg = &ring[i];
-
-			/* the virtual LQD queue drains at line rate, whatever q_i is */
-			if (cred)
+		/* departure phase: each port sends from its highest non-empty
+		 * queue first (strict priority; one queue: as it always did) */
+		if (cred)
+			for (i = 0; i < N; i++)
+				/* the virtual LQD queue drains at line rate, whatever q_i is */
 				dc_cred_depart(T, &G, i, unit ? 1 : c->slot_bytes);
+		for (i = 0; i < N; i += nq) {
+			__u32 j = dc_queue_next(&q[i], nq);
 
-			if (!rg->cnt)
+			if (j == nq)
 				continue;
+			j += i;
 			if (unit) {
-				ring_pop_head(rg);
-				q[i]--;
+				ring_pop_head(&ring[j]);
+				q[j]--;
 				Q--;
-				r->port[i].sent_pkts++;
-				r->port[i].sent_bytes++;
-				win_sent[i]++;
+				r->port[j].sent_pkts++;
+				r->port[j].sent_bytes++;
+				win_sent[j]++;
 				continue;
 			}
 			credit[i] += c->slot_bytes;
-			while (rg->cnt && PKT_SIZE(rg->sz[rg->head]) <= credit[i]) {
-				__u32 sz = PKT_SIZE(ring_pop_head(rg));
+			while (j < i + nq && ring[j].cnt &&
+			       PKT_SIZE(ring[j].sz[ring[j].head]) <= credit[i]) {
+				__u32 sz = PKT_SIZE(ring_pop_head(&ring[j]));
 
 				credit[i] -= sz;
-				q[i] -= sz;
+				q[j] -= sz;
 				Q -= sz;
-				r->port[i].sent_pkts++;
-				r->port[i].sent_bytes += sz;
-				win_sent[i] += sz;
+				r->port[j].sent_pkts++;
+				r->port[j].sent_bytes += sz;
+				win_sent[j] += sz;
+				if (!ring[j].cnt) {
+					k = dc_queue_next(&q[i], nq);
+					j = k == nq ? i + nq : i + k;
+				}
 			}
-			if (!rg->cnt)
+			if (j == i + nq)
 				credit[i] = 0;
 		}
 		hist[Q / bw < nbins ? Q / bw : nbins - 1]++;

@@ -773,6 +773,22 @@ static void test_cli(void)
 	CHECK("sim cli: --no-drain without --trace refused",
 	      rc == EXIT_USAGE && strstr(cli_err, "--no-drain goes with --trace"), "%d %s", rc,
 	      cli_err);
+	rc = cli("sim", "--queues", "9", NULL);
+	CHECK("sim cli: --queues 9 refused with the range",
+	      rc == EXIT_USAGE && strstr(cli_err, "--queues") && strstr(cli_err, "8"), "%d %s", rc,
+	      cli_err);
+	rc = cli("sim", "--queues", "8", "--ports", "9", NULL);
+	CHECK("sim cli: 9 ports × 8 queues refused (64 queues at most)",
+	      rc == EXIT_USAGE && strstr(cli_err, "at most 64"), "%d %s", rc, cli_err);
+	rc = cli("sim", "--alpha-prio", "0.5,0", NULL);
+	CHECK("sim cli: --alpha-prio with α = 0 refused, naming the value",
+	      rc == EXIT_USAGE && strstr(cli_err, "value 1"), "%d %s", rc, cli_err);
+	rc = cli("sim", "--alpha-prio", "0.5,", NULL);
+	CHECK("sim cli: --alpha-prio ending in a comma refused",
+	      rc == EXIT_USAGE && strstr(cli_err, "comma"), "%d %s", rc, cli_err);
+	rc = cli("sim", "--alpha-prio", "1,2,3,4,5,6,7,8,9", NULL);
+	CHECK("sim cli: --alpha-prio with 9 values refused",
+	      rc == EXIT_USAGE && strstr(cli_err, "at most 8"), "%d %s", rc, cli_err);
 	rc = cli("sim", "--alg", "credence", "--predictor", "forest", NULL);
 	CHECK("sim cli: --predictor forest without --model refused",
 	      rc == EXIT_USAGE && strstr(cli_err, "go together"), "%d %s", rc, cli_err);
@@ -797,8 +813,97 @@ static void test_cli(void)
 	      cli_err);
 }
 
+/* Strict-priority queues per port (cfg.nqueues; docs/admission.md,
+ * "Priority queues"): service order, DT per queue, and one queue = none. */
+static void test_queues(void)
+{
+	static struct dc_sim_result r, r1;
+	struct dc_sim_cfg c;
+	struct dc_sim_workload w;
+	struct dc_sim_arrival *a = NULL;
+	size_t n = 0;
+	__u32 t, i;
+	int same = 1;
+
+	/* A: one port, two queues; two best-effort packets a slot (twice the
+	 * port), one priority-1 packet every 4th slot: each priority-1
+	 * packet leaves in the slot it came, the low queue gets the rest */
+	narr = 0;
+	for (t = 0; t < 100; t++) {
+		add(t, 0, 0, 1);
+		add(t, 0, 0, 1);
+		if (t % 4 == 0)
+			add(t, 0, 1, 1);
+	}
+	c = unit_cfg(DC_ALG_CS, 1, 1000, 0.5);
+	c.nqueues = 2;
+	dc_sim_run(&c, arr, narr, 100, &r, &serr);
+	CHECK_EQ("queues: strict priority, two rows for one port of two queues", r.nports, 2);
+	CHECK_EQ("queues: every priority-1 packet sent (25)", r.port[1].sent_pkts, 25);
+	CHECK_EQ("queues: the high queue never held more than the arriving packet", r.port[1].max_q,
+		 1);
+	CHECK_EQ("queues: the low queue sends in the other 75 slots", r.port[0].sent_pkts, 75);
+	CHECK_EQ("queues: the low queue keeps 200 − 75", r.port[0].final_q, 125);
+	c.nqueues = 1;
+	dc_sim_run(&c, arr, narr, 100, &r1, &serr);
+	CHECK("queues: with one queue the priority-1 packets wait in the FIFO (max q > 100)",
+	      r1.port[0].max_q > 100 && r1.nports == 1, "max q %llu",
+	      (unsigned long long)r1.port[0].max_q);
+
+	/* B: DT per queue against the shared buffer.  B = 100, α = 1: 80
+	 * best-effort packets in one slot fill their queue while q < B − Q,
+	 * to 50; a priority-1 packet behind them finds its own queue empty
+	 * (0 < 50) and is admitted; in one queue it finds q = 50 ≥ 50. */
+	narr = 0;
+	for (i = 0; i < 80; i++)
+		add(0, 0, 0, 1);
+	add(0, 0, 1, 1);
+	c = unit_cfg(DC_ALG_DT, 1, 100, 1);
+	c.nqueues = 2;
+	dc_sim_run(&c, arr, narr, 1, &r, &serr);
+	CHECK_EQ("queues: dt per queue, the low queue stops at 50 (30 drops)", r.port[0].drop_thresh,
+		 30);
+	CHECK_EQ("queues: dt per queue admits the priority-1 packet", r.prio_drops[1], 0);
+	c.nqueues = 1;
+	dc_sim_run(&c, arr, narr, 1, &r1, &serr);
+	CHECK_EQ("queues: one queue drops it (q = 50 = T)", r1.prio_drops[1], 1);
+	/* α per priority: α_1 = 1/64 gives the high queue T = ⌈50/64⌉ = 1:
+	 * still admitted at q = 0 */
+	c.nqueues = 2;
+	c.alpha_q16[1] = Q16(1.0 / 64);
+	narr--;
+	add(0, 0, 1, 1);
+	add(0, 0, 1, 1);
+	dc_sim_run(&c, arr, narr, 1, &r, &serr);
+	CHECK_EQ("queues: α_1 = 1/64: one priority-1 packet admitted, the second refused",
+		 r.prio_drops[1], 1);
+
+	/* C: nqueues 1 is nqueues 0, decision for decision, on the default mix */
+	c = unit_cfg(DC_ALG_ABM, 8, 1000, 0.5);
+	dc_sim_workload_defaults(&w);
+	w.slots = 20000;
+	if (dc_sim_generate(&c, &w, &a, &n, &serr) == 0) {
+		dc_sim_run(&c, a, n, w.slots, &r, &serr);
+		c.nqueues = 1;
+		dc_sim_run(&c, a, n, w.slots, &r1, &serr);
+		for (i = 0; i < 8; i++)
+			same &= !memcmp(&r.port[i], &r1.port[i], sizeof(r.port[i]));
+		same &= r.drops == r1.drops && r.sent_pkts == r1.sent_pkts && r.occ_p99 == r1.occ_p99;
+	} else {
+		same = 0;
+	}
+	CHECK("queues: --queues 1 equals one queue per port on the default mix (abm)", same && n > 0,
+	      "n %zu", n);
+	free(a);
+	c.nports = 16;
+	c.nqueues = 8;
+	CHECK_EQ("queues: 16 ports × 8 queues is more than 64 queues: refused",
+		 dc_sim_run(&c, arr, narr, 1, &r, &serr), EXIT_USAGE);
+}
+
 int main(void)
 {
+	test_queues();
 	test_exact_rules();
 	test_trace_columns();
 	test_dt_steady();
