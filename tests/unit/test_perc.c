@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// kernel-independent: a pure core or user-space code, no BPF in the kernel
 /*
  * The s-PERC model (loader/perc/): topology files accepted and refused,
  * the max-min oracle and its WF^k depths, and the asynchronous simulator

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// kernel-independent: a pure core or user-space code, no BPF in the kernel
 /*
  * Host unit tests of PowerTCP's parameters without configuration
  * (include/dcbpf/powertcp.h): τ from the path's base RTT plus one send
