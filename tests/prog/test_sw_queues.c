@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The switch's XDP admission with strict-priority queues per port
+ * (dc_sw_meta.nqueues = 2; docs/admission.md, "Priority queues"): a packet
+ * is decided on its own queue's record (dc_sw_queue), not the port's, with
+ * its priority's α, its queue's γ and its class's ABM n_p, and the
+ * queue's record gets the threshold; with one queue the same state decides
+ * on the port as before.  Fixture: tests/lib/swfixture.h (FIB: 10.9.1.2 →
+ * a1 = port 1).  Needs root.
+ */
+#define _GNU_SOURCE
+#include "skelfix.h"
+#include "check.h"
+#include "swfixture.h"
+
+static struct swfix f;
+
+#define Q16(x) ((__u32)((x) * 65536.0 + 0.5))
+#define LEN 200
+#define B 1000000ULL
+
+static int qfd;
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+/* Port 1 holds q0 + q1 bytes in its queues 0 and 1; Q = the same; fresh. */
+static void state(__u64 q0, __u64 q1, __u32 n0, __u32 n1, __u32 gamma1)
+{
+	struct dc_sw_queue r;
+	__u32 key;
+
+	swfix_queue(&f, q0 + q1, q0 + q1, 1, (__u32)DC_Q16_ONE);
+	{
+		struct dc_sw_state s = { .occupancy_bytes = q0 + q1, .abm_congested = 1 };
+		__u32 zero = 0;
+
+		s.abm_congested_q[0] = n0;
+		s.abm_congested_q[1] = n1;
+		bpf_map_update_elem(f.state, &zero, &s, BPF_ANY);
+	}
+	memset(&r, 0, sizeof(r));
+	r.last_ns = mono_ns();
+	r.qlen_bytes = q0;
+	r.gamma_q16 = (__u32)DC_Q16_ONE;
+	key = dc_qrec_key(1, 0);
+	bpf_map_update_elem(qfd, &key, &r, BPF_ANY);
+	r.qlen_bytes = q1;
+	r.gamma_q16 = gamma1;
+	key = dc_qrec_key(1, 1);
+	bpf_map_update_elem(qfd, &key, &r, BPF_ANY);
+}
+
+static void nqueues(__u32 n)
+{
+	struct dc_sw_meta m;
+	__u32 zero = 0;
+
+	bpf_map_lookup_elem(f.meta, &zero, &m);
+	m.nqueues = n;
+	bpf_map_update_elem(f.meta, &zero, &m, BPF_ANY);
+}
+
+static __u64 thresh_of(__u32 queue)
+{
+	struct dc_sw_queue r = { 0 };
+	__u32 key = dc_qrec_key(1, queue);
+
+	bpf_map_lookup_elem(qfd, &key, &r);
+	return r.thresh_bytes;
+}
+
+static int verdict(__u8 tos)
+{
+	unsigned char in[LEN];
+
+	swfix_pkt(in, LEN, "10.9.1.2", tos);
+	return swfix_run(&f, in, LEN, NULL, 1, NULL);
+}
+
+int main(void)
+{
+	int v;
+
+	DC_TEST_NEED_ROOT("switch queue fixtures");
+	if (swfix_setup(&f)) {
+		printf("FAIL: switch queue fixture: namespace, veths and switch object set up\n");
+		return 1;
+	}
+	qfd = bpf_map__fd(f.skel->maps.dc_sw_queue);
+	memset(&f.c, 0, sizeof(f.c));
+	f.c.alg = DC_ALG_DT;
+	f.c.buffer_bytes = B;
+	f.c.abm_period_us = 100;
+	for (v = 0; v < DC_SW_PRIOS; v++)
+		f.c.alpha_q16[v] = Q16(0.5);
+	for (v = 0; v < 64; v++)
+		f.c.dscp_prio[v] = (__u8)(v >> 3);
+	swfix_cfg(&f);
+
+	/* DT, two queues: the low queue holds 400 kB, T = 0.5·(1 MB − 400 kB) */
+	nqueues(2);
+	state(400000, 0, 1, 1, (__u32)DC_Q16_ONE);
+	CHECK_EQ("queues dt: a DSCP 0 packet meets its full queue (400 kB ≥ T = 300 kB): dropped",
+		 verdict(0x00), XDP_DROP);
+	CHECK_EQ("queues dt: queue 0's record has T = 300 kB", thresh_of(0), 300000);
+	CHECK_EQ("queues dt: a CS5 packet (priority 5 → queue 1, empty) is admitted", verdict(0xa0),
+		 XDP_PASS);
+	CHECK_EQ("queues dt: queue 1's record has its T = 300 kB", thresh_of(1), 300000);
+	/* α per priority: α_5 = 1/8 → T = 75 kB; queue 1 at 80 kB refuses */
+	f.c.alpha_q16[5] = Q16(0.125);
+	swfix_cfg(&f);
+	state(320000, 80000, 1, 1, (__u32)DC_Q16_ONE);
+	CHECK_EQ("queues dt: α of priority 5 = 1/8: queue 1 at 80 kB ≥ T = 75 kB drops CS5",
+		 verdict(0xa0), XDP_DROP);
+	CHECK_EQ("queues dt: ... and its record shows T = 75 kB", thresh_of(1), 75000);
+	f.c.alpha_q16[5] = Q16(0.5);
+	swfix_cfg(&f);
+
+	/* one queue: the same state decides on the port's 400 kB */
+	nqueues(1);
+	state(400000, 0, 1, 1, (__u32)DC_Q16_ONE);
+	CHECK_EQ("one queue: the CS5 packet meets the port's 400 kB: dropped", verdict(0xa0),
+		 XDP_DROP);
+
+	/* ABM, two queues: n_p per class (4 congested low queues, none high),
+	 * γ per queue.  Q = 100 kB: α(B − Q) = 450 kB. */
+	f.c.alg = DC_ALG_ABM;
+	swfix_cfg(&f);
+	nqueues(2);
+	state(100000, 0, 4, 1, (__u32)DC_Q16_ONE);
+	CHECK_EQ("queues abm: the low class divides by its n_p = 4: q 100 kB < T = 112.5 kB, admitted",
+		 verdict(0x00), XDP_PASS);
+	CHECK_EQ("queues abm: queue 0's T = ⌈450 kB / 4⌉", thresh_of(0), 112500);
+	CHECK_EQ("queues abm: the high class (n_p = 1) gets T = 450 kB", (verdict(0xa0), thresh_of(1)),
+		 450000);
+	state(100000, 0, 4, 1, Q16(0.25));
+	CHECK_EQ("queues abm: queue 1's γ = 1/4 → T = 112.5 kB", (verdict(0xa0), thresh_of(1)),
+		 112500);
+	state(120000, 0, 4, 1, (__u32)DC_Q16_ONE);
+	CHECK_EQ("queues abm: low queue at 120 kB ≥ ⌈440 kB / 4⌉ = 110 kB: dropped", verdict(0x00),
+		 XDP_DROP);
+	switch_bpf__destroy(f.skel);
+	return check_failed;
+}
