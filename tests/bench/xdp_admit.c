@@ -20,6 +20,10 @@
  * sample whose k-NN scans a full Main table (64 live entries; runs of
  * one, the port state reset before each) next to xdp_admit_dt_one_ns,
  * DT timed the same way.
+ * Strict-priority queues (docs/admission.md, "Priority queues"):
+ * xdp_admit_dt_q2_ns, DT with two queues per port (the queue's record
+ * looked up by dc_queue_pick), and tc_sw_prio_ns, the TC egress
+ * classifier dc_sw_prio on the same frame, next to tc_empty_ns.
  * Needs root; prints nothing and exits 0 otherwise (make bench as a user).
  */
 #define _GNU_SOURCE
@@ -160,6 +164,34 @@ static void sb_reset(struct swfix *f)
 	s.sb[1].t_prev_ns = sb_T - 1000;
 	s.sb[1].grad_q16 = 1000LL << 16;
 	bpf_map_update_elem(fd, &zero, &s, BPF_ANY);
+}
+
+/* dc_sw_prio (TC egress) against an empty TC program, best of ROUNDS. */
+static void tc_bench(struct swfix *f, const unsigned char *pkt, size_t len)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = -1 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int progs[2] = { bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "dc_empty_tc", "GPL", insns, 2, NULL),
+			 bpf_program__fd(f->skel->progs.dc_sw_prio) };
+	__u32 best[2] = { ~0U, ~0U }, r, k;
+
+	if (progs[0] < 0) {
+		fprintf(stderr, "xdp_admit bench: loading the empty TC program failed\n");
+		return;
+	}
+	for (r = 0; r < ROUNDS; r++)
+		for (k = 0; k < 2; k++) {
+			LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = (__u32)len,
+				    .repeat = REPEAT);
+
+			if (!bpf_prog_test_run_opts(progs[k], &o) && o.duration < best[k])
+				best[k] = o.duration;
+		}
+	close(progs[0]);
+	printf("{\"tc_empty_ns\": {\"value\": %u, \"unit\": \"ns\"}}\n", best[0]);
+	printf("{\"tc_sw_prio_ns\": {\"value\": %u, \"unit\": \"ns\"}}\n", best[1]);
 }
 
 int main(void)
@@ -316,6 +348,36 @@ int main(void)
 			printf("{\"xdp_admit_smartbuf_learn_ns\": {\"value\": %u, \"unit\": \"ns\"}}\n",
 			       learn);
 			printf("{\"xdp_admit_dt_one_ns\": {\"value\": %u, \"unit\": \"ns\"}}\n", dt1);
+		}
+		/* two strict-priority queues: DT on the queue's record */
+		{
+			struct dc_sw_meta meta;
+			__u32 zero = 0, q2 = ~0U;
+
+			f.c.alg = DC_ALG_DT;
+			swfix_cfg(&f);
+			bpf_map_lookup_elem(f.meta, &zero, &meta);
+			meta.nqueues = 2;
+			bpf_map_update_elem(f.meta, &zero, &meta, BPF_ANY);
+			if (swfix_run(&f, pkt, sizeof(pkt), NULL, 1, NULL) != XDP_PASS) {
+				fprintf(stderr, "xdp_admit bench: dt with two queues did not admit the frame\n");
+				return 1;
+			}
+			for (r = 0; r < ROUNDS; r++) {
+				ns = best_ns(&f, f.prog, pkt, sizeof(pkt));
+				if (ns < q2)
+					q2 = ns;
+			}
+			meta.nqueues = 1;
+			bpf_map_update_elem(f.meta, &zero, &meta, BPF_ANY);
+			printf("{\"xdp_admit_dt_q2_ns\": {\"value\": %u, \"unit\": \"ns\"}}\n", q2);
+			printf("{\"xdp_admit_dt_q2_ratio\": {\"value\": %.2f, \"unit\": \"x empty\"}}\n",
+			       empty_ns ? (double)q2 / empty_ns : 0.0);
+			meta.nqueues = 2;
+			bpf_map_update_elem(f.meta, &zero, &meta, BPF_ANY);
+			tc_bench(&f, pkt, sizeof(pkt));
+			meta.nqueues = 1;
+			bpf_map_update_elem(f.meta, &zero, &meta, BPF_ANY);
 		}
 		printf("{\"xdp_empty_ns\": {\"value\": %u, \"unit\": \"ns\"}}\n", empty_ns);
 		for (alg = 0; alg <= DC_ALG_ABM; alg++) {

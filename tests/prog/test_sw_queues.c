@@ -83,6 +83,24 @@ static int verdict(__u8 tos)
 	return swfix_run(&f, in, LEN, NULL, 1, NULL);
 }
 
+/* dc_sw_prio (TC egress) on a frame: the skb->priority it leaves, or
+ * ~0 if the run failed.  *ret gets its return value. */
+static __u32 tc_prio(__u8 tos, bool arp, int *ret)
+{
+	unsigned char in[LEN];
+	struct __sk_buff ctx = { 0 }, out = { 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in, .data_size_in = LEN, .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx), .ctx_out = &out, .ctx_size_out = sizeof(out));
+
+	swfix_pkt(in, LEN, "10.9.1.2", tos);
+	if (arp)
+		in[12] = 0x08, in[13] = 0x06;
+	if (bpf_prog_test_run_opts(bpf_program__fd(f.skel->progs.dc_sw_prio), &o))
+		return ~0U;
+	*ret = (int)o.retval;
+	return out.priority;
+}
+
 int main(void)
 {
 	int v;
@@ -145,6 +163,25 @@ int main(void)
 	state(120000, 0, 4, 1, (__u32)DC_Q16_ONE);
 	CHECK_EQ("queues abm: low queue at 120 kB ≥ ⌈440 kB / 4⌉ = 110 kB: dropped", verdict(0x00),
 		 XDP_DROP);
+
+	/* the egress classifier: the leaf of the packet's priority's queue */
+	{
+		int ret = 0;
+
+		nqueues(2);
+		CHECK_EQ("tc prio: CS5 goes to leaf 1:2 (queue 1)", tc_prio(0xa0, false, &ret),
+			 0x10002);
+		CHECK_EQ("tc prio: and lets the next program on the hook run (TCX_NEXT)", ret, -1);
+		CHECK_EQ("tc prio: DSCP 0 goes to leaf 1:1 (queue 0)", tc_prio(0x00, false, &ret),
+			 0x10001);
+		CHECK_EQ("tc prio: a frame that is not IP (ARP) goes to leaf 1:1",
+			 tc_prio(0xa0, true, &ret), 0x10001);
+		nqueues(8);
+		CHECK_EQ("tc prio: 8 queues, CS5 goes to leaf 1:6", tc_prio(0xa0, false, &ret),
+			 0x10006);
+		nqueues(1);
+		CHECK_EQ("tc prio: one queue leaves skb->priority alone", tc_prio(0xa0, false, &ret), 0);
+	}
 	switch_bpf__destroy(f.skel);
 	return check_failed;
 }
