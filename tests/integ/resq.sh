@@ -4,7 +4,10 @@
 # bytes sent give -- CS2 below 32 KB, CS3 below 256 KB, CS4 after -- with
 # the IPv4 checksum the receiver accepted (the bytes arrive); the flow's
 # entry holds exactly 300,000 B sent and level 4; nothing is left after
-# detach.  A kernel without tcx links (6.1): the CLI test covers the refusal.
+# detach.  Then RTO-only promotion: a sender in a cgroup, its path cut for
+# 0.6 s (the peer down), sockops records the timeout and the retransmissions after it go
+# one level up.  A kernel without tcx links (6.1): the CLI test covers the
+# refusal.
 # shellcheck shell=bash
 # SC2015: "A && t_pass || t_fail" is safe, t_pass only prints.  SC2317: cleanup
 # runs from the EXIT trap.
@@ -17,6 +20,7 @@ PIN=/sys/fs/bpf/dcbpf-resqlive$$
 A=dcbpf-rqa$$
 Z=dcbpf-rqz$$
 CAP=""
+CG=""
 BYTES=300000
 
 cleanup() {
@@ -25,6 +29,7 @@ cleanup() {
 	ip netns del "$A" 2>/dev/null
 	ip netns del "$Z" 2>/dev/null
 	rm -rf "$PIN"
+	[ -n "$CG" ] && rmdir "$CG" 2>/dev/null
 }
 t_cleanup cleanup
 
@@ -36,6 +41,11 @@ if [ "$("${D[@]}" --json status | jq -r '.features.tcx.present')" != true ]; the
 	exit 0
 fi
 tmp=$(t_mktmp resq-live) || exit 1
+cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+if [ -n "$cgroot" ]; then
+	CG=$cgroot/dcbpf-resqlive$$
+	mkdir "$CG" || CG=""
+fi
 ip netns add "$A" && ip netns add "$Z" || { t_fail "resq live: namespaces" "ip netns add failed"; exit 1; }
 ip link add va netns "$A" type veth peer name vz netns "$Z"
 ip -n "$A" addr add 10.77.0.1/24 dev va
@@ -98,6 +108,51 @@ read -r nbad noff n2 n3 n4 first < <(awk -v t1=32768 -v t2=262144 '
 	t_pass "resq live: $((n2 + n3 + n4)) data segments at the level of their bytes sent (CS2 $n2, CS3 $n3, CS4 $n4; $noff retransmitted one up)" ||
 	t_fail "resq live: data segments at the level of their bytes sent" \
 		"$nbad off the rule and not retransmitted (first seq/dscp: '$first'); $noff off the rule, $promoted promoted; CS2 $n2, CS3 $n3, CS4 $n4"
+
+# RTO-only promotion through sockops: a sender in the cgroup, its path cut
+# for 0.6 s mid-transfer, so the timer fires; the retransmissions after it
+# go one up.  The cut: the peer down, so va loses carrier and drops what
+# it sends, past the tagger.  A permanent neighbour entry keeps the
+# packets going to TC egress meanwhile (carrier loss flushes the others,
+# and packets would wait in the neighbour queue, unseen by the tagger);
+# a dropping qdisc on va would tell TCP, which then retries without a
+# timeout.
+if [ -n "$CG" ]; then
+	"${D[@]}" resq detach --netns "$A" >/dev/null
+	expect "resq live: attach with --cgroup, promote rto" 0 "timeouts from" \
+		"${D[@]}" resq attach --netns "$A" --dev va --cgroup "$CG"
+	"${D[@]}" resq set --netns "$A" --promote rto
+	ip -n "$A" neigh replace 10.77.0.2 lladdr "$(ip -n "$Z" -j link show vz | jq -r '.[0].address')" \
+		dev va nud permanent
+	ip netns exec "$Z" timeout 20 python3 -c '
+import socket
+s = socket.socket(); s.settimeout(15); s.bind(("10.77.0.2", 5202)); s.listen(1)
+c, _ = s.accept(); c.settimeout(15); n = 0
+while True:
+    d = c.recv(65536)
+    if not d: break
+    n += len(d)
+print(n)' >"$tmp/rx2" &
+	srv=$!
+	listening2() { ip netns exec "$Z" ss -ltn "sport = :5202" | grep -q 5202; }
+	wait_until 5 listening2 || { t_fail "resq live: receiver listening" "no listener on :5202"; exit 1; }
+	timeout 20 bash -c "echo \$\$ >'$CG/cgroup.procs' && exec ip netns exec '$A' python3 -c \"
+import socket, subprocess, time
+s = socket.create_connection(('10.77.0.2', 5202)); s.sendall(b'x' * 40000); time.sleep(0.1)
+subprocess.run(['ip', '-n', '$Z', 'link', 'set', 'vz', 'down'], check=True)
+s.sendall(b'y' * 20000); time.sleep(0.6)
+subprocess.run(['ip', '-n', '$Z', 'link', 'set', 'vz', 'up'], check=True)
+s.sendall(b'z' * 40000); s.close()\""
+	wait "$srv"
+	[ "$(cat "$tmp/rx2")" = 100000 ] && t_pass "resq live: 100000 B arrived across the cut" ||
+		t_fail "resq live: 100000 B arrived across the cut" "got '$(cat "$tmp/rx2")'"
+	st=$("${D[@]}" --json resq status --netns "$A")
+	f2=$(jq -c '[.flows[] | select(.remote == "10.77.0.2:5202")][0] | {rto_count, retx_pkts, promoted_pkts}' <<<"$st")
+	jqv "resq live: sockops saw the timeout; retransmissions after it promoted ($f2)" "$st" \
+		'[.flows[] | select(.remote == "10.77.0.2:5202")] | length == 1 and .[0].rto_count >= 1 and
+		 .[0].retx_pkts >= 1 and .[0].promoted_pkts >= 1 and .[0].promoted_pkts <= .[0].retx_pkts and
+		 .[0].bytes_sent == 100000'
+fi
 
 expect "resq live: detach" 0 "detached" "${D[@]}" resq detach --netns "$A"
 [ ! -e "$PIN/resq" ] && t_pass "resq live: no pin left" || t_fail "resq live: no pin left" "$(ls -R "$PIN")"
