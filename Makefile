@@ -350,7 +350,7 @@ $(BUILD)/tests/test_perc: tests/unit/test_perc.c $(PERC_SRCS) $(wildcard loader/
 # The schedule tests link the generators, files, bounds and the writer
 # (libc and libm only; the map store and the command file stay out).
 RDCN_SRCS := loader/rdcn/sched.c loader/rdcn/file.c loader/rdcn/bounds.c loader/rdcn/rdpub.c loader/lib/err.c
-$(BUILD)/tests/test_rdcn: tests/unit/test_rdcn.c $(RDCN_SRCS) $(wildcard loader/rdcn/*.h loader/lib/*.h) $(HDRS) tests/lib/check.h | $(BUILD)/tests
+$(BUILD)/tests/test_rdcn $(BUILD)/tests/test_rdcn_io: $(BUILD)/tests/%: tests/unit/%.c $(RDCN_SRCS) $(wildcard loader/rdcn/*.h loader/lib/*.h) $(HDRS) tests/lib/check.h | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib -iquote loader -fsanitize=undefined -fno-sanitize-recover=all \
 		-o $@ $< $(RDCN_SRCS) -lm
 
