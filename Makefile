@@ -436,6 +436,6 @@ $(BUILD)/tests/test_leaves: tests/unit/test_leaves.c $(BUILD)/libdcbpf.a $(LIB_H
 # like the others; the rest of the archive links as built.
 LIB_CLI_SRCS := $(addprefix loader/lib/,err.c opts.c optcheck.c opthelp.c suggest.c cmd.c \
 	cmdhelp.c gen.c json.c)
-$(BUILD)/tests/test_options $(BUILD)/tests/test_cmd: $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_SRCS) $(LIB_HDRS) tests/lib/check.h | $(BUILD)/tests
+$(BUILD)/tests/test_options $(BUILD)/tests/test_cmd $(BUILD)/tests/test_cmdgen: $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_SRCS) $(LIB_HDRS) tests/lib/check.h | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib -fsanitize=undefined -fno-sanitize-recover=all \
 		-o $@ $< $(LIB_CLI_SRCS) -lm
