@@ -879,6 +879,17 @@ static __always_inline void dc_track_skb(struct sk_buff *skb, __u32 port, __u32 
 	r = bpf_map_lookup_elem(&dc_sw_queue, &key);
 	if (!r)
 		return;
+	/* An skb the root puts back without an enqueue event (the device
+	 * busy: dev_requeue_skb; its tx queue stopped: the bad-txq slot)
+	 * comes out of the root a second time, but it left its leaf once.
+	 * Without this the leaf read 16-40 kB low under a saturating flow. */
+	if (deq) {
+		if (r->deq_skb == (__u64)skb) {
+			r->last_ns = now;
+			return;
+		}
+		r->deq_skb = (__u64)skb;
+	}
 	r->qlen_bytes = dc_qtrack_step(r->qlen_bytes, len, deq, backlog);
 	if (deq) {
 		r->qlen_pkts = r->qlen_pkts ? r->qlen_pkts - 1 : 0;

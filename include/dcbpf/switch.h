@@ -157,6 +157,8 @@ struct dc_sw_queue {
 	__u64 win_qlen_bytes;	/* ABM: backlog at the start of the period */
 	__u32 gamma_q16;	/* ABM normalised drain rate μ/b (0 = 1) */
 	__u32 classid;		/* HTB leaf 1:(queue + 1), for bpftool readers */
+	__u64 deq_skb;		/* tracker: the skb it last counted out (a requeued
+				 * skb is given out twice; counted once) */
 };
 
 struct dc_sw_meta {

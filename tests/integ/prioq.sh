@@ -126,11 +126,13 @@ LOW_PID=$!
 sleep 1.5	# the low queue fills to its threshold (~333 kB: 130 ms at 20 Mbit/s)
 read -r high_us high_n <<<"$(rtt_med "${SNS[1]}" 0xa0 30 0.01)"
 # tracker vs tc: each leaf's backlog and its record, read back to back
+# (tc prints a size within 16 B of a multiple of 1024 as "NKb")
 : >"$LOG/track.txt"
 for _ in $(seq 1 15); do
 	tcb=$(tc -n "$SWNS" -s class show dev "$OUTDEV" | awk '
 		/^class htb 1:1 / { c = 1 } /^class htb 1:2 / { c = 2 } /^class htb 1:100 / { c = 0 }
-		/backlog/ && c { sub("b$", "", $2); b[c] = $2 }
+		/backlog/ && c { v = $2; m = 1; if (v ~ /Kb$/) m = 1024; else if (v ~ /Mb$/) m = 1048576
+			gsub(/[KMb]/, "", v); b[c] = v * m }
 		END { printf "%d %d", b[1], b[2] }')
 	trk=$("$DCBPF" --pin-dir "$PIN" --json switch status "$SW" |
 		jq -r '.ports[0].queues | "\(.[0].qlen_bytes) \(.[1].qlen_bytes)"')
@@ -138,6 +140,7 @@ for _ in $(seq 1 15); do
 	sleep 0.05
 done
 read -r low_us low_n <<<"$(rtt_med "${SNS[1]}" 0x00 8 0.05)"
+tc -n "$SWNS" -s qdisc show dev "$OUTDEV" >"$LOG/qdisc.txt"
 wait "$LOW_PID"
 echo "idle_high_us=$idle_us ($idle_n) load_high_us=$high_us ($high_n) load_low_us=$low_us ($low_n)" >"$LOG/rtt.txt"
 cat "$LOG/rtt.txt"
