@@ -97,6 +97,8 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/*
 PROG_TESTS := $(patsubst tests/prog/%.c,$(BUILD)/prog/%,$(wildcard tests/prog/*.c))
 BENCHES    := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(wildcard tests/bench/*.c))
 HDRS       := $(wildcard include/dcbpf/*.h maps/*.h bpf/lib/*.h)
+# What the tests, fixtures and benches share (tests/lib/).
+TEST_HDRS  := $(wildcard tests/lib/*.h)
 
 BINS := $(if $(DCBPFD_SRCS),$(BUILD)/dcbpfd) $(if $(DCBPF_SRCS),$(BUILD)/dcbpf)
 # Generated from dcbpf's command table: bash completion and man page.
@@ -189,15 +191,15 @@ $(BUILD)/tools/workload: LDLIBS_BPF += -lm
 # Host unit tests run with the undefined-behaviour sanitizer: overflow in
 # the fixed-point code must be found here, not in the kernel.  Order-only on
 # the skeletons: the loader sources a test compiles include them.
-$(BUILD)/tests/%: tests/unit/%.c $(HDRS) $(LOADER_COMMON) $(LOADER_HDRS) tests/lib/check.h tests/lib/clicap.h | $(BUILD)/tests $(SKELS) $(BUILD)/libdcbpf.a
+$(BUILD)/tests/%: tests/unit/%.c $(HDRS) $(LOADER_COMMON) $(LOADER_HDRS) $(TEST_HDRS) | $(BUILD)/tests $(SKELS) $(BUILD)/libdcbpf.a
 	$(CC) $(CFLAGS) -Itests/lib -fsanitize=undefined -fno-sanitize-recover=all \
 		-o $@ $< $(if $(findstring config,$*),$(LOADER_COMMON) $(BUILD)/libdcbpf.a $(LDLIBS_LOADER)) -lm
 
 # Program fixtures (BPF_PROG_TEST_RUN): need root, run by tests/run.
-$(BUILD)/prog/%: tests/prog/%.c $(HDRS) $(SKELS) tests/lib/check.h tests/lib/pktbuild.h tests/lib/percpkt.h | $(BUILD)/prog
+$(BUILD)/prog/%: tests/prog/%.c $(HDRS) $(SKELS) $(TEST_HDRS) | $(BUILD)/prog
 	$(CC) $(CFLAGS) -Itests/lib -o $@ $< $(LDLIBS_BPF)
 
-$(BUILD)/bench/%: tests/bench/%.c $(HDRS) $(SKELS) tests/lib/progbench.h tests/lib/percpkt.h | $(BUILD)/bench
+$(BUILD)/bench/%: tests/bench/%.c $(HDRS) $(SKELS) $(TEST_HDRS) | $(BUILD)/bench
 	$(CC) $(CFLAGS) -Itests/lib -O2 -o $@ $< $(LDLIBS_BPF)
 
 $(BUILD) $(BUILD)/tools $(BUILD)/tests $(BUILD)/prog $(BUILD)/bench: | probe
@@ -326,23 +328,23 @@ $(BUILD)/ethereal.bpf.o: BPF_CFLAGS += -mcpu=v3
 # (libc and libm only; credence.c, which needs the switch, stays out).
 SIM_SRCS := $(filter-out loader/credence/credence.c,$(wildcard loader/sim/*.c loader/credence/*.c)) \
 	$(addprefix loader/lib/,err.c opts.c optcheck.c opthelp.c suggest.c cmd.c cmdhelp.c gen.c json.c)
-$(BUILD)/tests/test_sim $(BUILD)/tests/test_credence $(BUILD)/tests/test_forest $(BUILD)/tests/test_simpfc: $(BUILD)/tests/test_%: tests/unit/test_%.c $(SIM_SRCS) $(wildcard loader/sim/*.h loader/credence/*.h loader/lib/*.h) $(HDRS) tests/lib/check.h | $(BUILD)/tests
+$(BUILD)/tests/test_sim $(BUILD)/tests/test_credence $(BUILD)/tests/test_forest $(BUILD)/tests/test_simpfc: $(BUILD)/tests/test_%: tests/unit/test_%.c $(SIM_SRCS) $(wildcard loader/sim/*.h loader/credence/*.h loader/lib/*.h) $(HDRS) $(TEST_HDRS) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib -iquote loader -fsanitize=undefined -fno-sanitize-recover=all \
 		-o $@ $< $(SIM_SRCS) -lm
 # BPF_PROG_TEST_RUN fixtures of the XDP admission program (root; libbpf).
-$(BUILD)/tests/test_xdp_admit: tests/unit/test_xdp_admit.c $(BUILD)/switch.skel.h $(HDRS) tests/lib/check.h | $(BUILD)/tests
+$(BUILD)/tests/test_xdp_admit: tests/unit/test_xdp_admit.c $(BUILD)/switch.skel.h $(HDRS) $(TEST_HDRS) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib -fsanitize=undefined -fno-sanitize-recover=all \
 		-o $@ tests/unit/test_xdp_admit.c $(LDLIBS_BPF)
 $(BUILD)/bench/xdp_admit: $(BUILD)/switch.skel.h tests/lib/swfixture.h
 # SmartBuf and EDT: the simulator against the XDP program (links the simulator).
-$(BUILD)/prog/test_sb_xdp: tests/prog/test_sb_xdp.c $(SIM_SRCS) $(BUILD)/switch.skel.h tests/lib/swfixture.h $(HDRS) tests/lib/check.h | $(BUILD)/prog
+$(BUILD)/prog/test_sb_xdp: tests/prog/test_sb_xdp.c $(SIM_SRCS) $(BUILD)/switch.skel.h tests/lib/swfixture.h $(HDRS) $(TEST_HDRS) | $(BUILD)/prog
 	$(CC) $(CFLAGS) -Itests/lib -iquote loader -o $@ $< $(SIM_SRCS) $(LDLIBS_BPF) -lm
 
 # ---- s-PERC (bpf/perc.bpf.c, loader/perc/) ------------------------------------
 # The model's tests link the topology parser, the oracle and the simulator
 # (libc and libm only; the command file stays out).
 PERC_SRCS := loader/perc/topo.c loader/perc/oracle.c loader/perc/psim.c loader/lib/err.c loader/lib/textfile.c
-$(BUILD)/tests/test_perc: tests/unit/test_perc.c $(PERC_SRCS) $(wildcard loader/perc/*.h loader/lib/*.h) $(HDRS) tests/lib/check.h | $(BUILD)/tests
+$(BUILD)/tests/test_perc: tests/unit/test_perc.c $(PERC_SRCS) $(wildcard loader/perc/*.h loader/lib/*.h) $(HDRS) $(TEST_HDRS) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib -iquote loader -fsanitize=undefined -fno-sanitize-recover=all \
 		-o $@ $< $(PERC_SRCS) -lm
 
@@ -350,7 +352,7 @@ $(BUILD)/tests/test_perc: tests/unit/test_perc.c $(PERC_SRCS) $(wildcard loader/
 # The schedule tests link the generators, files, bounds and the writer
 # (libc and libm only; the map store and the command file stay out).
 RDCN_SRCS := loader/rdcn/sched.c loader/rdcn/file.c loader/rdcn/bounds.c loader/rdcn/rdpub.c loader/lib/err.c
-$(BUILD)/tests/test_rdcn $(BUILD)/tests/test_rdcn_io: $(BUILD)/tests/%: tests/unit/%.c $(RDCN_SRCS) $(wildcard loader/rdcn/*.h loader/lib/*.h) $(HDRS) tests/lib/check.h | $(BUILD)/tests
+$(BUILD)/tests/test_rdcn $(BUILD)/tests/test_rdcn_io: $(BUILD)/tests/%: tests/unit/%.c $(RDCN_SRCS) $(wildcard loader/rdcn/*.h loader/lib/*.h) $(HDRS) $(TEST_HDRS) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib -iquote loader -fsanitize=undefined -fno-sanitize-recover=all \
 		-o $@ $< $(RDCN_SRCS) -lm
 
@@ -359,7 +361,7 @@ $(BUILD)/tests/test_rdcn $(BUILD)/tests/test_rdcn_io: $(BUILD)/tests/%: tests/un
 $(BUILD)/rd_sched.bpf.o: tests/prog/bpf/rd_sched.bpf.c $(HDRS) $(BUILD)/vmlinux.h
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 RDCN_PROG_SRCS := loader/rdcn/sched.c loader/rdcn/rdpub.c loader/rdcn/rdmap.c loader/lib/err.c
-$(BUILD)/prog/test_rdcn_prog: tests/prog/test_rdcn_prog.c $(BUILD)/rd_sched.skel.h $(RDCN_PROG_SRCS) $(wildcard loader/rdcn/*.h) $(HDRS) tests/lib/check.h | $(BUILD)/prog
+$(BUILD)/prog/test_rdcn_prog: tests/prog/test_rdcn_prog.c $(BUILD)/rd_sched.skel.h $(RDCN_PROG_SRCS) $(wildcard loader/rdcn/*.h) $(HDRS) $(TEST_HDRS) | $(BUILD)/prog
 	$(CC) $(CFLAGS) -Itests/lib -iquote loader -o $@ $< $(RDCN_PROG_SRCS) $(LDLIBS_BPF) -lm
 # make bench: the cost per packet of the schedule lookup, on the same object.
 $(BUILD)/bench/rdcn_prog: $(BUILD)/rd_sched.skel.h
@@ -401,7 +403,7 @@ $(BUILD)/bench/xdp_admit: tests/lib/rfgen.h
 $(BUILD)/tests/test_vlqd: tests/lib/rfgen.h
 # The counter tables against the BTF of the objects (loader/lib/counters.h).
 $(BUILD)/tests/test_counters: tests/unit/test_counters.c loader/lib/counters.c loader/lib/json.c \
-		$(LIB_HDRS) $(HDRS) $(BPF_OBJS) tests/lib/check.h | $(BUILD)/tests
+		$(LIB_HDRS) $(HDRS) $(BPF_OBJS) $(TEST_HDRS) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib -fsanitize=undefined -fno-sanitize-recover=all \
 		-o $@ $< loader/lib/counters.c loader/lib/json.c $(LDLIBS_BPF)
 # test_config links the loader sources, which include the skeletons.
@@ -429,13 +431,13 @@ $(BUILD)/pins.gen.h: $(BUILD)/pinsgen $(BPF_OBJS)
 	$(BUILD)/pinsgen $(BPF_OBJS) > $@.tmp && mv $@.tmp $@
 $(BUILD)/libobj/lib/pins.o: $(BUILD)/pins.gen.h
 # The shared leaves' tests link the archive.
-$(BUILD)/tests/test_leaves: tests/unit/test_leaves.c $(BUILD)/libdcbpf.a $(LIB_HDRS) $(HDRS) tests/lib/check.h | $(BUILD)/tests
+$(BUILD)/tests/test_leaves: tests/unit/test_leaves.c $(BUILD)/libdcbpf.a $(LIB_HDRS) $(HDRS) $(TEST_HDRS) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib -fsanitize=undefined -fno-sanitize-recover=all \
 		-o $@ $< $(BUILD)/libdcbpf.a $(LDLIBS_BPF) -lm
 # Its unit tests compile the option and command sources with the sanitizer,
 # like the others; the rest of the archive links as built.
 LIB_CLI_SRCS := $(addprefix loader/lib/,err.c opts.c optcheck.c opthelp.c suggest.c cmd.c \
 	cmdhelp.c gen.c json.c)
-$(BUILD)/tests/test_options $(BUILD)/tests/test_cmd $(BUILD)/tests/test_cmdgen: $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_SRCS) $(LIB_HDRS) tests/lib/check.h | $(BUILD)/tests
+$(BUILD)/tests/test_options $(BUILD)/tests/test_cmd $(BUILD)/tests/test_cmdgen: $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_SRCS) $(LIB_HDRS) $(TEST_HDRS) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib -fsanitize=undefined -fno-sanitize-recover=all \
 		-o $@ $< $(LIB_CLI_SRCS) -lm
