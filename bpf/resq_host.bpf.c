@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * ResQueue on a host: each TCP/IPv4 packet leaving the host carries its
- * MLFQ level in the DSCP (CS<level>), from its flow's bytes sent, one
- * level higher when it retransmits (Rezaei, PhD thesis 2021, §3.3; core
- * and encoding: include/dcbpf/resqueue.h; docs/resqueue.md).  With
+ * MLFQ level in the DSCP (a class selector, CS7 for level 1 by default),
+ * from its flow's bytes sent, one level higher when it retransmits
+ * (Rezaei, PhD thesis 2021, §3.3; core and encoding:
+ * include/dcbpf/resqueue.h; docs/resqueue.md).  With
  * promotion off it is a plain PIAS tagger.
  *
  * dc_resq_egress -- attached: TC egress (tcx, appended) of a host
@@ -103,7 +104,7 @@ int dc_resq_egress(struct __sk_buff *skb)
 	/* TOS is the second byte of the header's first 16-bit word */
 	tos = ((__u8 *)&word_old)[1];
 	word_new = word_old;
-	((__u8 *)&word_new)[1] = dc_resq_tos(tos, level);
+	((__u8 *)&word_new)[1] = dc_resq_tos(tos, level, cfg->cs_top);
 	if (word_new != word_old &&
 	    (bpf_l3_csum_replace(skb, DC_IP_CSUM_OFF, word_old, word_new, sizeof(word_new)) ||
 	     bpf_skb_store_bytes(skb, DC_ETH_HLEN, &word_new, sizeof(word_new), 0))) {

@@ -46,10 +46,15 @@
  * Levels 2..4 with the reserved level make 4 queues, the number PIAS has
  * in the thesis' comparison (§4.1), so both use the same switch ports.
  *
- * On the wire (the thesis names no field): DSCP = level << 3, the class
- * selector CS<level> (CS1..CS7); the switch's default DSCP -> priority
- * map (priority = DSCP >> 3) reads the level back.  DSCP 0 (untagged) is
- * no level.  The ECN bits are kept.
+ * On the wire (the thesis names no field): a class selector, highest for
+ * level 1: level L leaves as CS(cs_top + 1 - L), cs_top = 7 by default
+ * (level 1 CS7, level 2 CS6, ..., level 4 CS4).  The switch's default
+ * DSCP -> priority map (priority = DSCP >> 3) and its queues (a higher
+ * priority is served first, priority p in queue min(p, N - 1)) then give
+ * each level its own queue with 8 queues per port, and untagged traffic
+ * (CS0) the lowest.  With N < 8 queues, cs_top = N - 1 maps level 1 to
+ * the top queue and the others below it (the lowest level may share CS0
+ * with untagged traffic).  The ECN bits are kept.
  *
  * Shared by bpf/resq_host.bpf.c, the CLI and the host tests.
  */
@@ -65,7 +70,8 @@
 #define DC_RESQ_BASE_RESQ	2	/* ResQueue: new packets from level 2 */
 #define DC_RESQ_BASE_PIAS	1	/* PIAS: from level 1, nothing reserved */
 #define DC_RESQ_RESERVED_BYTES_DEFAULT 20000	/* level 1's buffer at a switch (§4.3) */
-#define DC_RESQ_DSCP_SHIFT	3	/* DSCP = level << 3 (CS<level>) */
+#define DC_RESQ_CS_SHIFT	5	/* the class selector in the TOS byte: TOS >> 5 */
+#define DC_RESQ_CS_TOP_DEFAULT	7	/* level 1 leaves as CS7 */
 #define DC_RESQ_TOS_DSCP_MASK	0xfc	/* DSCP in the TOS byte; the rest is ECN */
 
 /* Which retransmissions are promoted (dc_resq_cfg.promote). */
@@ -84,6 +90,8 @@ struct dc_resq_cfg {
 	__u32 reserved_bytes;			/* level 1's buffer at the switches (documents the
 						 * deployment; the switch enforces it) */
 	__u32 enabled;				/* 0: pass every packet untouched */
+	__u32 cs_top;				/* class selector of level 1, 1..7: level L
+						 * leaves as CS(cs_top + 1 - L) */
 };
 
 DC_INLINE void dc_resq_cfg_default(struct dc_resq_cfg *c)
@@ -95,6 +103,7 @@ DC_INLINE void dc_resq_cfg_default(struct dc_resq_cfg *c)
 	c->thresh_bytes[1] = 256 * 1024;
 	c->reserved_bytes = DC_RESQ_RESERVED_BYTES_DEFAULT;
 	c->enabled = 1;
+	c->cs_top = DC_RESQ_CS_TOP_DEFAULT;
 }
 
 /* The level new packets start at: 2 (ResQueue), 1 (PIAS). */
@@ -112,6 +121,7 @@ enum dc_resq_bad {
 	DC_RESQ_BAD_PROMOTE = 1,
 	DC_RESQ_BAD_NTHRESH,	/* too many levels for the mode */
 	DC_RESQ_BAD_ORDER,	/* a threshold 0 or not above the one before */
+	DC_RESQ_BAD_CS,		/* cs_top not 1..7, or levels below CS0 */
 };
 
 DC_INLINE int dc_resq_cfg_check(const struct dc_resq_cfg *c)
@@ -125,6 +135,10 @@ DC_INLINE int dc_resq_cfg_check(const struct dc_resq_cfg *c)
 	for (i = 0; i < c->nthresh && i < DC_RESQ_THRESH_MAX; i++)
 		if (!c->thresh_bytes[i] || (i && c->thresh_bytes[i] <= c->thresh_bytes[i - 1]))
 			return -DC_RESQ_BAD_ORDER;
+	/* every level its own class; the lowest may be CS0 */
+	if (!c->cs_top || c->cs_top > DC_RESQ_LEVEL_MAX ||
+	    dc_resq_base(c) + c->nthresh > c->cs_top + 1)
+		return -DC_RESQ_BAD_CS;
 	return 0;
 }
 
@@ -156,16 +170,26 @@ DC_INLINE __u32 dc_resq_level(const struct dc_resq_cfg *c, __u64 bytes_sent, boo
 	return promote && level > 1 ? level - 1 : level;
 }
 
-/* The TOS byte carrying level: DSCP CS<level>, ECN bits kept. */
-DC_INLINE __u8 dc_resq_tos(__u8 tos, __u32 level)
+/* The class selector level leaves with: CS(cs_top + 1 - level), CS0 below. */
+DC_INLINE __u32 dc_resq_cs(__u32 cs_top, __u32 level)
 {
-	return (__u8)((tos & ~DC_RESQ_TOS_DSCP_MASK) | ((level & 7) << (DC_RESQ_DSCP_SHIFT + 2)));
+	return level && level <= cs_top ? cs_top + 1 - level : 0;
 }
 
-/* The level a TOS byte carries (0: untagged). */
-DC_INLINE __u32 dc_resq_tos_level(__u8 tos)
+/* The TOS byte carrying level: its class selector, ECN bits kept. */
+DC_INLINE __u8 dc_resq_tos(__u8 tos, __u32 level, __u32 cs_top)
 {
-	return (tos >> (DC_RESQ_DSCP_SHIFT + 2)) & 7;
+	return (__u8)((tos & ~DC_RESQ_TOS_DSCP_MASK) |
+		      ((dc_resq_cs(cs_top, level) & 7) << DC_RESQ_CS_SHIFT));
+}
+
+/* The level a TOS byte carries; 0 for CS0 (untagged, or a level past
+ * cs_top) and for classes above cs_top (not a level). */
+DC_INLINE __u32 dc_resq_tos_level(__u8 tos, __u32 cs_top)
+{
+	__u32 cs = (tos >> DC_RESQ_CS_SHIFT) & 7;
+
+	return cs && cs <= cs_top ? cs_top + 1 - cs : 0;
 }
 
 /* Serial-number order of TCP sequence numbers (RFC 1982): a before b. */

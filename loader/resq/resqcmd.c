@@ -46,6 +46,7 @@ struct resq_set_args {
 	int promote;
 	const char *thresholds;
 	__u64 reserved_bytes;
+	__u64 cs_top;
 	bool enable, disable;
 };
 
@@ -86,6 +87,9 @@ static const struct dc_opt set_opts[] = {
 	{ "reserved-bytes", 0, DC_OPT_U64, DC_FIELD(struct resq_set_args, reserved_bytes), "B",
 	  .help = "level 1's buffer at the switches, recorded for them", .umin = 1,
 	  .umax = 0xffffffffULL },
+	{ "cs-top", 0, DC_OPT_U64, DC_FIELD(struct resq_set_args, cs_top), "CS",
+	  .help = "class selector of level 1; level L leaves as CS(CS + 1 - L) (7; N - 1 for a "
+		  "switch with N queues)", .umin = 1, .umax = DC_RESQ_LEVEL_MAX },
 	{ "enable", 0, DC_OPT_FLAG, DC_FIELD(struct resq_set_args, enable), NULL,
 	  .help = "tag packets (the state after attach)" },
 	{ "disable", 0, DC_OPT_FLAG, DC_FIELD(struct resq_set_args, disable), NULL,
@@ -375,6 +379,8 @@ static int set_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	}
 	if (a->reserved_bytes)
 		c.reserved_bytes = (__u32)a->reserved_bytes;
+	if (a->cs_top)
+		c.cs_top = (__u32)a->cs_top;
 	if (a->enable)
 		c.enabled = 1;
 	if (a->disable)
@@ -384,6 +390,12 @@ static int set_cmd(struct dc_ctx *ctx, int argc, char **argv)
 		rc = dc_fail(ctx, EXIT_USAGE, "%u thresholds from level %u reach level %u: the DSCP class "
 			     "selector has levels up to %u", c.nthresh, dc_resq_base(&c),
 			     dc_resq_base(&c) + c.nthresh, DC_RESQ_LEVEL_MAX);
+		goto out;
+	}
+	if (bad == -DC_RESQ_BAD_CS) {
+		rc = dc_fail(ctx, EXIT_USAGE, "levels %u..%u from CS%u: level %u would be below CS0 "
+			     "(raise --cs-top or use fewer thresholds)", dc_resq_base(&c),
+			     dc_resq_base(&c) + c.nthresh, c.cs_top, dc_resq_base(&c) + c.nthresh);
 		goto out;
 	}
 	if (bad) {
@@ -491,12 +503,14 @@ static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
 			jw_u64(&ctx->jw, NULL, cfg.thresh_bytes[i]);
 		jw_end_arr(&ctx->jw);
 		jw_u64(&ctx->jw, "reserved_bytes", cfg.reserved_bytes);
+		jw_u64(&ctx->jw, "cs_top", cfg.cs_top);
 	} else {
 		fprintf(ctx->out, "%s, promote %s, levels %u..%u (DSCP CS%u..CS%u), thresholds",
 			cfg.enabled ? "enabled" : "disabled",
 			cfg.promote < DC_RESQ_PROMOTE_MAX ? promote_words[cfg.promote] : "?",
-			dc_resq_base(&cfg), dc_resq_base(&cfg) + cfg.nthresh, dc_resq_base(&cfg),
-			dc_resq_base(&cfg) + cfg.nthresh);
+			dc_resq_base(&cfg), dc_resq_base(&cfg) + cfg.nthresh,
+			dc_resq_cs(cfg.cs_top, dc_resq_base(&cfg)),
+			dc_resq_cs(cfg.cs_top, dc_resq_base(&cfg) + cfg.nthresh));
 		for (i = 0; i < (int)cfg.nthresh && i < DC_RESQ_THRESH_MAX; i++)
 			fprintf(ctx->out, "%s%u", i ? "," : " ", cfg.thresh_bytes[i]);
 		fprintf(ctx->out, "%s B, level-1 buffer %u B\n", cfg.nthresh ? "" : " none",
@@ -566,9 +580,10 @@ const struct dc_cmd dc_resq_cmds[] = {
 	  .summary = "take the tagger off every interface of the namespace, unpin its maps",
 	  .flags = ROOT },
 	{ "set", set_cmd, set_opts, sizeof(struct resq_set_args),
-	  .summary = "promotion mode, demotion thresholds, level-1 buffer; live", .flags = ROOT,
+	  .summary = "promotion mode, demotion thresholds, classes, level-1 buffer; live",
+	  .flags = ROOT,
 	  .doc = "All or nothing: a configuration the tagger cannot use (thresholds not\n"
-		 "increasing, levels past CS7) is refused and the old one stays." },
+		 "increasing, more levels than classes) is refused and the old one stays." },
 	{ "status", status_cmd, ns_opts, sizeof(struct resq_ns_args),
 	  .summary = "configuration, links, counters and every flow's level", .flags = ROOT },
 	{ NULL },

@@ -1,7 +1,8 @@
 # ResQueue's tagger on a live interface (two namespaces over a veth, TSO,
 # GSO and GRO off, no switch): one TCP connection sends 300,000 B; the
 # receiver's capture shows every data segment with the DSCP its flow's
-# bytes sent give -- CS2 below 32 KB, CS3 below 256 KB, CS4 after -- with
+# bytes sent give -- level 2 (CS6) below 32 KB, level 3 (CS5) below
+# 256 KB, level 4 (CS4) after -- with
 # the IPv4 checksum the receiver accepted (the bytes arrive); the flow's
 # entry holds exactly 300,000 B sent and level 4; nothing is left after
 # detach.  Then RTO-only promotion: a sender in a cgroup, its path cut for
@@ -95,19 +96,20 @@ jqv "resq live: the flow's entry: $BYTES B sent, level 4, no GSO packet" "$st" \
 	  .[0].level == 4) and .counters.gso == 0 and .counters.tagged > 200 and .counters.tag_err == 0"
 promoted=$(jq '[.flows[] | select(.remote == "10.77.0.2:5201")][0].promoted_pkts' <<<"$st")
 # New data leaves at the level of the bytes sent before it: relative
-# sequence - 1 (the SYN's); CS2 below 32 KB, CS3 below 256 KB, CS4 after.
+# sequence - 1 (the SYN's); level 2 below 32 KB, 3 below 256 KB, 4 after;
+# level L leaves as DSCP CS(8 - L) = (8 - L) * 8.
 # A segment off that rule must be a retransmission (its sequence captured
 # twice; the capture may reorder a veth's packets across CPUs, so order
 # is not used), and there are at most as many as the tagger promoted.
 read -r nbad noff n2 n3 n4 first < <(awk -v t1=32768 -v t2=262144 '
 	NR == FNR { if ($2 > 0) seen[$1]++; next }
 	$2 > 0 { seq = $1 - 1; want = 2 + (seq >= t1) + (seq >= t2); n[$3]++
-		 if ($3 != want * 8) { off++; if (seen[$1] < 2) { bad++; if (!first) first = $1 "/" $3 } } }
-	END { printf "%d %d %d %d %d %s\n", bad, off, n[16], n[24], n[32], first }' "$tmp/cap" "$tmp/cap")
+		 if ($3 != (8 - want) * 8) { off++; if (seen[$1] < 2) { bad++; if (!first) first = $1 "/" $3 } } }
+	END { printf "%d %d %d %d %d %s\n", bad, off, n[48], n[40], n[32], first }' "$tmp/cap" "$tmp/cap")
 [ "$nbad" = 0 ] && [ "$noff" -le "${promoted:-0}" ] && [ "$n2" -gt 0 ] && [ "$n3" -gt 0 ] && [ "$n4" -gt 0 ] &&
-	t_pass "resq live: $((n2 + n3 + n4)) data segments at the level of their bytes sent (CS2 $n2, CS3 $n3, CS4 $n4; $noff retransmitted one up)" ||
+	t_pass "resq live: $((n2 + n3 + n4)) data segments at the level of their bytes sent (level 2 $n2, level 3 $n3, level 4 $n4; $noff retransmitted one up)" ||
 	t_fail "resq live: data segments at the level of their bytes sent" \
-		"$nbad off the rule and not retransmitted (first seq/dscp: '$first'); $noff off the rule, $promoted promoted; CS2 $n2, CS3 $n3, CS4 $n4"
+		"$nbad off the rule and not retransmitted (first seq/dscp: '$first'); $noff off the rule, $promoted promoted; levels 2/3/4: $n2 $n3 $n4"
 
 # RTO-only promotion through sockops: a sender in the cgroup, its path cut
 # for 0.6 s mid-transfer, so the timer fires; the retransmissions after it

@@ -5,8 +5,9 @@
 #    no pin), a namespace name bpffs cannot hold, and a second attach;
 #  - a first attach starts with the documented defaults, shows its links
 #    (egress and, with --cgroup, sockops) in status;
-#  - set refuses thresholds out of order, levels past CS7 and --enable with
-#    --disable, keeping the old configuration; accepts PIAS with six;
+#  - set refuses thresholds out of order, more levels than classes and
+#    --enable with --disable, keeping the old configuration; accepts PIAS
+#    with six;
 #  - detach removes every link and pin; again, it says so.
 # shellcheck shell=bash
 # SC2015: "A && t_pass || t_fail" is safe, t_pass only prints.  SC2317: cleanup
@@ -73,9 +74,9 @@ expect "resq cli: attach to va0" 0 "resq: tagging va0 in $NS" \
 	"${D[@]}" resq attach --netns "$NS" --dev va0 "${cg_opt[@]}"
 links='[.links[].egress // empty] == ["va0"]'
 [ -n "$CG" ] && links="$links and ([.links[].sockops // empty] | length) == 1"
-jqs "resq cli: status: defaults (any, 32K,256K, levels 2..4, 20000 B) and the links" \
+jqs "resq cli: status: defaults (any, 32K,256K, levels 2..4, CS7 for level 1, 20000 B) and the links" \
 	".enabled and .promote == \"any\" and .thresholds_bytes == [32768, 262144] and
-	 .base_level == 2 and .lowest_level == 4 and .reserved_bytes == 20000 and $links and
+	 .base_level == 2 and .lowest_level == 4 and .reserved_bytes == 20000 and .cs_top == 7 and $links and
 	 (.counters | has(\"tagged\") and has(\"promoted\")) and (.flows | type) == \"array\"" \
 	"${D[@]}" --json resq status --netns "$NS"
 # bpftool 7.1 does not list tcx links per device: the program is loaded
@@ -92,10 +93,13 @@ expect "resq cli: a threshold that is not a size refused" 2 "'3x' must be" \
 	"${D[@]}" resq set --netns "$NS" --thresholds 1K,3x
 expect "resq cli: six thresholds from level 2 refused (past CS7)" 2 "reach level 8" \
 	"${D[@]}" resq set --netns "$NS" --thresholds 1K,2K,3K,4K,5K,6K
+expect "resq cli: --cs-top 2 with levels 2..4 refused (level 4 below CS0)" 2 "below CS0" \
+	"${D[@]}" resq set --netns "$NS" --cs-top 2
+expect "resq cli: --cs-top 8 refused" 2 "cs-top" "${D[@]}" resq set --netns "$NS" --cs-top 8
 expect "resq cli: --enable with --disable refused" 2 "one or the other" \
 	"${D[@]}" resq set --netns "$NS" --enable --disable
 jqs "resq cli: refused sets left the configuration as it was" \
-	'.promote == "any" and .thresholds_bytes == [32768, 262144] and .enabled' \
+	'.promote == "any" and .thresholds_bytes == [32768, 262144] and .enabled and .cs_top == 7' \
 	"${D[@]}" --json resq status --netns "$NS"
 expect "resq cli: PIAS with six thresholds (levels 1..7)" 0 "" \
 	"${D[@]}" resq set --netns "$NS" --promote off --thresholds 1K,2K,3K,4K,5K,6M --disable

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * BPF_PROG_TEST_RUN fixtures for ResQueue's host tagger
- * (bpf/resq_host.bpf.c): the DSCP of each packet as a flow's bytes
- * accumulate (CS2, then CS3 from the first packet sent after 32 KB, CS4
- * after 256 KB), a retransmission one level up (a one-packet flow's from
- * CS2 to CS1, a long flow's window from CS4 to CS3 while new data stays
- * at CS4), the IPv4 checksum valid and ECN bits kept after every rewrite,
- * PIAS mode (from CS1, never promoted), RTO mode (promoted only below the
+ * (bpf/resq_host.bpf.c): the level in each packet's DSCP (level L as
+ * CS(8 - L)) as a flow's bytes accumulate (level 2, then 3 from the first
+ * packet sent after 32 KB, 4 after 256 KB), a retransmission one level up
+ * (a one-packet flow's from 2 to 1, a long flow's window from 4 to 3
+ * while new data stays at 4), the IPv4 checksum valid and ECN bits kept
+ * after every rewrite, a smaller cs_top, PIAS mode (from level 1, never
+ * promoted), RTO mode (promoted only below the
  * sequence sockops recorded at the timeout), a disabled tagger and
  * non-TCP or malformed packets passed byte for byte.  Needs root; maps are
  * private (nothing pinned).
@@ -84,7 +85,7 @@ static int send_level(__u16 sport, __u32 seq, __u32 payload, __u8 flags)
 	if (rc != TC_NEXT || !same_but_tos(&in, &out) || !csum_ok(&out) ||
 	    (out.b[15] & 3) != TOS_ECT0)
 		return -1;
-	return (int)dc_resq_tos_level(out.b[15]);
+	return (int)dc_resq_tos_level(out.b[15], DC_RESQ_CS_TOP_DEFAULT);
 }
 
 static void set_cfg(__u32 promote, __u32 enabled)
@@ -138,10 +139,10 @@ static void one_packet_flow(void)
 	struct dc_resq_flow f;
 
 	set_cfg(DC_RESQ_PROMOTE_ANY, 1);
-	CHECK_EQ("SYN: CS2", send_level(40001, 999, 0, TCP_SYN), 2);
-	CHECK_EQ("1 KB flow, its packet: CS2", send_level(40001, 1000, 1024, TCP_ACK), 2);
-	CHECK_EQ("its retransmission: CS1 (§3.3 case 1)", send_level(40001, 1000, 1024, TCP_ACK), 1);
-	CHECK_EQ("its FIN: CS2", send_level(40001, 2024, 0, TCP_FIN | TCP_ACK), 2);
+	CHECK_EQ("SYN: level 2 (CS6)", send_level(40001, 999, 0, TCP_SYN), 2);
+	CHECK_EQ("1 KB flow, its packet: level 2", send_level(40001, 1000, 1024, TCP_ACK), 2);
+	CHECK_EQ("its retransmission: level 1 (CS7, §3.3 case 1)", send_level(40001, 1000, 1024, TCP_ACK), 1);
+	CHECK_EQ("its FIN: level 2", send_level(40001, 2024, 0, TCP_FIN | TCP_ACK), 2);
 	f = flow(40001);
 	CHECK("flow: 1024 bytes sent, 4 packets, 1 retransmission promoted, level 2",
 	      f.bytes_sent == 1024 && f.pkts == 4 && f.retx_pkts == 1 && f.promoted_pkts == 1 &&
@@ -177,21 +178,41 @@ static void accumulate(void)
 			first4 = i;
 	}
 	CHECK_EQ("300 KB: every packet at the level of its bytes sent, checksum valid", wrong, 0);
-	CHECK_EQ("CS3 from packet 23 (33,304 B sent before it)", first3, 23);
-	CHECK_EQ("CS4 from packet 182 (263,536 B sent before it)", first4, 182);
+	CHECK_EQ("level 3 from packet 23 (33,304 B sent before it)", first3, 23);
+	CHECK_EQ("level 4 from packet 182 (263,536 B sent before it)", first4, 182);
 	for (i = 10; i > 0; i--)
 		if (send_level(40002, seq - i * MSS, MSS, TCP_ACK) == 3)
 			promoted++;
-	CHECK_EQ("the window of 10 at CS4 retransmitted at CS3 (§3.3 case 2)", promoted, 10);
-	CHECK_EQ("new data after it: CS4", send_level(40002, seq, MSS, TCP_ACK), 4);
+	CHECK_EQ("the window of 10 at level 4 retransmitted at level 3 (§3.3 case 2)", promoted, 10);
+	CHECK_EQ("new data after it: level 4", send_level(40002, seq, MSS, TCP_ACK), 4);
 	CHECK_EQ("flow: bytes sent counts new data only", flow(40002).bytes_sent, (__u64)(n + 1) * MSS);
+}
+
+/* cs_top 3 (a switch with 4 queues): level 1 CS3 ... level 4 CS0. */
+static void cs_top3(void)
+{
+	struct dc_resq_cfg c;
+	struct pkt in, out;
+	__u32 zero = 0;
+	int rc;
+
+	dc_resq_cfg_default(&c);
+	c.cs_top = 3;
+	bpf_map_update_elem(cfg_fd, &zero, &c, 0);
+	build(&in, 40007, 1, MSS, TCP_ACK, 6);
+	rc = run(&in, &out);
+	CHECK("cs_top 3: a new flow leaves as CS2, checksum valid",
+	      rc == TC_NEXT && out.b[15] >> 5 == 2 && csum_ok(&out), "rc %d tos %#x", rc, out.b[15]);
+	rc = run(&in, &out);
+	CHECK("cs_top 3: its retransmission as CS3", rc == TC_NEXT && out.b[15] >> 5 == 3 && csum_ok(&out),
+	      "rc %d tos %#x", rc, out.b[15]);
 }
 
 static void pias(void)
 {
 	set_cfg(DC_RESQ_PROMOTE_OFF, 1);
-	CHECK_EQ("PIAS: a new flow at CS1", send_level(40003, 1, MSS, TCP_ACK), 1);
-	CHECK_EQ("PIAS: its retransmission stays at CS1", send_level(40003, 1, MSS, TCP_ACK), 1);
+	CHECK_EQ("PIAS: a new flow at level 1", send_level(40003, 1, MSS, TCP_ACK), 1);
+	CHECK_EQ("PIAS: its retransmission stays at level 1", send_level(40003, 1, MSS, TCP_ACK), 1);
 	CHECK("PIAS: retransmission seen, not promoted",
 	      flow(40003).retx_pkts == 1 && flow(40003).promoted_pkts == 0, "retx %llu promoted %llu",
 	      (unsigned long long)flow(40003).retx_pkts, (unsigned long long)flow(40003).promoted_pkts);
@@ -205,15 +226,15 @@ static void rto(void)
 	set_cfg(DC_RESQ_PROMOTE_RTO, 1);
 	send_level(40004, 1, MSS, TCP_ACK);
 	send_level(40004, 1 + MSS, MSS, TCP_ACK);
-	CHECK_EQ("RTO mode: a retransmission without a timeout stays at CS2",
+	CHECK_EQ("RTO mode: a retransmission without a timeout stays at level 2",
 		 send_level(40004, 1, MSS, TCP_ACK), 2);
 	/* what dc_resq_sockops writes at BPF_SOCK_OPS_RTO_CB */
 	f = flow(40004);
 	f.rto_high_seq = f.max_end_seq;
 	f.rto_count = 1;
 	bpf_map_update_elem(flows_fd, &k, &f, BPF_EXIST);
-	CHECK_EQ("RTO mode: after the timeout: CS1", send_level(40004, 1 + MSS, MSS, TCP_ACK), 1);
-	CHECK_EQ("RTO mode: new data: CS2", send_level(40004, 1 + 2 * MSS, MSS, TCP_ACK), 2);
+	CHECK_EQ("RTO mode: after the timeout: level 1", send_level(40004, 1 + MSS, MSS, TCP_ACK), 1);
+	CHECK_EQ("RTO mode: new data: level 2", send_level(40004, 1 + 2 * MSS, MSS, TCP_ACK), 2);
 }
 
 static void untouched(void)
@@ -281,6 +302,7 @@ int main(void)
 	stats_fd = bpf_map__fd(skel->maps.dc_resq_stats);
 	one_packet_flow();
 	accumulate();
+	cs_top3();
 	pias();
 	rto();
 	untouched();

@@ -8,7 +8,8 @@
  * level 3 while new packets stay at 4 -- through the per-flow accounting
  * the tagger runs; PIAS (promotion off) starts at 1 and never promotes;
  * RTO mode promotes only what was sent before the timeout; sequence
- * wrap-around; the DSCP encoding; bad configurations refused.
+ * wrap-around; the DSCP encoding (level 1 the highest class selector);
+ * bad configurations refused.
  */
 #include <stdio.h>
 #include <string.h>
@@ -157,15 +158,30 @@ static void rto_mode(void)
 
 static void tos(void)
 {
+	struct dc_resq_cfg c;
 	__u32 lvl;
 	int ok = 1;
 
 	for (lvl = 1; lvl <= DC_RESQ_LEVEL_MAX; lvl++)
-		ok &= dc_resq_tos_level(dc_resq_tos(0x03, lvl)) == lvl &&
-		      (dc_resq_tos(0x03, lvl) & 3) == 3 && dc_resq_tos(0, lvl) >> 2 == lvl << 3;
-	CHECK("levels 1..7 round-trip as CS1..CS7, ECN kept", ok, "");
-	CHECK_EQ("level 2 on TOS 0xb9 (EF, ECT(1)): CS2 = 0x41", dc_resq_tos(0xb9, 2), 0x41);
-	CHECK_EQ("untagged TOS: level 0", dc_resq_tos_level(0x02), 0);
+		ok &= dc_resq_tos_level(dc_resq_tos(0x03, lvl, 7), 7) == lvl &&
+		      (dc_resq_tos(0x03, lvl, 7) & 3) == 3 && dc_resq_tos(0, lvl, 7) >> 5 == 8 - lvl;
+	CHECK("cs_top 7: levels 1..7 round-trip as CS7..CS1, ECN kept", ok, "");
+	CHECK_EQ("level 1 on TOS 0xb9 (EF, ECT(1)): CS7 = 0xe1", dc_resq_tos(0xb9, 1, 7), 0xe1);
+	CHECK_EQ("level 2: CS6 (DSCP 48)", dc_resq_tos(0, 2, 7) >> 2, 48);
+	CHECK_EQ("level 4: CS4 (DSCP 32)", dc_resq_tos(0, 4, 7) >> 2, 32);
+	CHECK_EQ("cs_top 3 (4 switch queues): level 1 CS3", dc_resq_tos(0, 1, 3) >> 5, 3);
+	CHECK_EQ("cs_top 3: level 4 CS0 (the lowest queue)", dc_resq_tos(0x02, 4, 3), 0x02);
+	CHECK_EQ("untagged TOS: level 0", dc_resq_tos_level(0x02, 7), 0);
+	CHECK_EQ("cs_top 3: CS5 is no level", dc_resq_tos_level(5 << 5, 3), 0);
+	dc_resq_cfg_default(&c);
+	CHECK_EQ("default cs_top 7", c.cs_top, 7);
+	c.cs_top = 2;
+	CHECK_EQ("cs_top 2 with levels 2..4: level 4 past CS0, refused", dc_resq_cfg_check(&c),
+		 -DC_RESQ_BAD_CS);
+	c.cs_top = 3;
+	CHECK_EQ("cs_top 3 with levels 2..4: fits", dc_resq_cfg_check(&c), 0);
+	c.cs_top = 0;
+	CHECK_EQ("cs_top 0 refused", dc_resq_cfg_check(&c), -DC_RESQ_BAD_CS);
 }
 
 int main(void)
