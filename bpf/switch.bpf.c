@@ -919,6 +919,32 @@ static __always_inline void dc_track_empty(__u32 port, __u32 nq)
 
 #define DC_DEQ_BULK_MAX 8	/* skbs of one bulk dequeue followed (skb->next) */
 
+/* The records' sum re-anchored on the port's backlog (admit.h
+ * dc_qtrack_reconcile): what the tracer missed or saw twice goes to the
+ * lowest non-empty queue. */
+static __always_inline void dc_track_reconcile(__u32 port, __u32 nq, __u64 backlog)
+{
+	__u64 ql[DC_SW_QUEUES_MAX] = {};
+	struct dc_sw_queue *r;
+	__u32 k, key;
+
+	for (k = 0; k < DC_SW_QUEUES_MAX && k < nq; k++) {
+		key = dc_qrec_key(port, k);
+		r = bpf_map_lookup_elem(&dc_sw_queue, &key);
+		if (!r)
+			return;
+		ql[k] = r->qlen_bytes;
+	}
+	if (!dc_qtrack_reconcile(ql, nq, backlog))
+		return;
+	for (k = 0; k < DC_SW_QUEUES_MAX && k < nq; k++) {
+		key = dc_qrec_key(port, k);
+		r = bpf_map_lookup_elem(&dc_sw_queue, &key);
+		if (r && r->qlen_bytes != ql[k])
+			r->qlen_bytes = ql[k];
+	}
+}
+
 static __always_inline void dc_track_queues(struct sk_buff *skb, int packets, __u32 port, __u32 nq,
 					    bool deq, __u64 backlog, __u64 now)
 {
@@ -930,12 +956,13 @@ static __always_inline void dc_track_queues(struct sk_buff *skb, int packets, __
 	}
 	if (!deq) {
 		dc_track_skb(skb, port, nq, false, backlog, now);
-		return;
+	} else {
+		for (i = 0; i < DC_DEQ_BULK_MAX && i < packets && skb; i++) {
+			dc_track_skb(skb, port, nq, true, backlog, now);
+			skb = skb->next;
+		}
 	}
-	for (i = 0; i < DC_DEQ_BULK_MAX && i < packets && skb; i++) {
-		dc_track_skb(skb, port, nq, true, backlog, now);
-		skb = skb->next;
-	}
+	dc_track_reconcile(port, nq, backlog);
 }
 
 /*

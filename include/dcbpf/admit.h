@@ -294,6 +294,38 @@ DC_INLINE __u64 dc_qtrack_step(__u64 qlen, __u64 len, bool deq, __u64 port_backl
 	return qlen < port_backlog ? qlen : port_backlog;
 }
 
+/*
+ * Re-anchor the port's queue records on its real backlog after an event:
+ * their sum must equal it.  A difference (an event the tracer missed or
+ * saw twice) is put on the lowest non-empty queue, where a strict-priority
+ * port's backlog sits (queue 0 if all are empty), taking off at most what
+ * that queue holds and going on upward.  Returns the bytes moved.
+ */
+DC_INLINE __u64 dc_qtrack_reconcile(__u64 *qlen, __u32 nq, __u64 port_backlog)
+{
+	__u64 sum = 0, moved = 0, d;
+	__u32 k, low = 0;
+
+	for (k = 0; k < nq && k < DC_SW_QUEUES_MAX; k++)
+		sum += qlen[k];
+	if (sum < port_backlog) {
+		for (k = 0; k < nq && k < DC_SW_QUEUES_MAX; k++)
+			if (qlen[k]) {
+				low = k;
+				break;
+			}
+		qlen[low] += port_backlog - sum;
+		return port_backlog - sum;
+	}
+	for (k = 0; k < nq && k < DC_SW_QUEUES_MAX && sum > port_backlog; k++) {
+		d = sum - port_backlog < qlen[k] ? sum - port_backlog : qlen[k];
+		qlen[k] -= d;
+		sum -= d;
+		moved += d;
+	}
+	return moved;
+}
+
 /* Strict priority (simulator): the queue a port serves next, the highest
  * non-empty one; nq when all are empty. */
 DC_INLINE __u32 dc_queue_next(const __u64 *qlen, __u32 nq)

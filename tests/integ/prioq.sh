@@ -19,6 +19,10 @@ source tests/lib/fabric.sh
 DCBPF="$BUILD/dcbpf"
 RATE=20			# Mbit/s of every switch port
 PKT_US=600		# one 1500-byte frame at RATE
+SLACK_US=900		# scheduling noise of a loaded 2-core host
+# Under emulation (vm/run sets DCBPF_VM=1) a ping's own path costs far more
+# and varies more; the contrast with the low queue (~130 ms) stays.
+[ "${DCBPF_VM:-0}" = 1 ] && SLACK_US=5000
 SW=pq$$
 SW=${SW:0:15}
 PIN=/sys/fs/bpf/dcbpf-pq$$
@@ -147,9 +151,9 @@ cat "$LOG/rtt.txt"
 
 # One hop: the CS5 ping may wait for the low packet HTB is sending (≤ one
 # packet time, 600 µs) plus scheduling noise of a loaded 2-core host.
-bound=$((idle_us + PKT_US + 900))
+bound=$((idle_us + PKT_US + SLACK_US))
 if [ "$high_n" -ge 20 ] && [ "$high_us" -le "$bound" ]; then
-	t_pass "prioq: CS5 ping under a saturating DSCP 0 flow: median $high_us µs vs $idle_us µs idle (bound idle + 1 packet time + 0.9 ms = $bound)"
+	t_pass "prioq: CS5 ping under a saturating DSCP 0 flow: median $high_us µs vs $idle_us µs idle (bound idle + 1 packet time + $SLACK_US µs = $bound)"
 else
 	t_fail "prioq: CS5 ping not delayed by the low-priority flow" "median $high_us µs ($high_n replies) vs idle $idle_us µs; bound $bound"
 fi
@@ -158,14 +162,17 @@ if [ "$low_n" -ge 4 ] && [ "$low_us" -ge $((20 * PKT_US)) ] && [ "$low_us" -ge $
 else
 	t_fail "prioq: a DSCP 0 ping waits behind the low queue" "median $low_us µs ($low_n replies), high $high_us µs"
 fi
-read -r n within big mt mq hi_ok <<<"$(awk '{ n++; d = $1 - $3; if (d < 0) d = -d; if (d <= 32768) w++;
+# Tolerance as for the port tracker (tests/integ/admit.sh): 64 KB per
+# sample (the two reads are tens of ms apart), means within 10 % (runs on a
+# loaded host read the leaf 1-10 % low: docs/admission.md).
+read -r n within big mt mq hi_ok <<<"$(awk '{ n++; d = $1 - $3; if (d < 0) d = -d; if (d <= 65536) w++;
 	if ($1 > 100000) big++; st += $3; sq += $1; if ($2 <= 3028 && $4 <= 3028) h++ }
 	END { printf "%d %d %d %d %d %d\n", n, w, big, n ? st / n : 0, n ? sq / n : 0, h }' "$LOG/track.txt")"
 if [ "$n" -ge 10 ] && [ "$big" -ge $((n * 8 / 10)) ] && [ "$within" -ge $((n * 8 / 10)) ] &&
 	[ $((mt > mq ? mt - mq : mq - mt)) -le $((mq / 10 + 1514)) ] && [ "$hi_ok" -ge $((n * 8 / 10)) ]; then
-	t_pass "prioq: tracked queue 0 follows leaf 1:1 ($within of $n within 32 KB, mean $mt vs $mq B); queue 1 and leaf 1:2 stay near empty ($hi_ok of $n ≤ 2 packets)"
+	t_pass "prioq: tracked queue 0 follows leaf 1:1 ($within of $n within 64 KB, mean $mt vs $mq B); queue 1 and leaf 1:2 stay near empty ($hi_ok of $n ≤ 2 packets)"
 else
-	t_fail "prioq: tracked queues follow the HTB leaves" "$n samples, $big above 100 kB, $within within 32 KB, mean $mt vs $mq, high ≤ 2 pkts in $hi_ok (log $LOG/track.txt)"
+	t_fail "prioq: tracked queues follow the HTB leaves" "$n samples, $big above 100 kB, $within within 64 KB, mean $mt vs $mq, high ≤ 2 pkts in $hi_ok (log $LOG/track.txt)"
 fi
 
 # --- down ------------------------------------------------------------------------------

@@ -107,6 +107,35 @@ static void test_track(void)
 		 dc_qtrack_step(500, 1500, true, 10000), 0);
 }
 
+static void test_reconcile(void)
+{
+	__u64 q[4];
+
+	q[0] = 300000, q[1] = 0, q[2] = 0, q[3] = 0;
+	CHECK_EQ("reconcile: 30 kB missed go to the lowest non-empty queue",
+		 dc_qtrack_reconcile(q, 4, 330000), 30000);
+	CHECK("reconcile: queue 0 = 330 kB, the others untouched",
+	      q[0] == 330000 && !q[1] && !q[2] && !q[3], "%llu %llu", (unsigned long long)q[0],
+	      (unsigned long long)q[1]);
+	q[0] = 0, q[1] = 5000, q[2] = 1500, q[3] = 0;
+	dc_qtrack_reconcile(q, 4, 8000);
+	CHECK("reconcile: queue 0 empty: the lowest non-empty (1) takes the difference",
+	      q[0] == 0 && q[1] == 6500 && q[2] == 1500, "%llu %llu %llu",
+	      (unsigned long long)q[0], (unsigned long long)q[1], (unsigned long long)q[2]);
+	q[0] = 0, q[1] = 0, q[2] = 0, q[3] = 0;
+	dc_qtrack_reconcile(q, 4, 1500);
+	CHECK_EQ("reconcile: all empty: queue 0 (HTB's default) takes it", q[0], 1500);
+	q[0] = 1000, q[1] = 4000, q[2] = 0, q[3] = 0;
+	CHECK_EQ("reconcile: 3 kB too many come off the lowest queues first",
+		 dc_qtrack_reconcile(q, 4, 2000), 3000);
+	CHECK("reconcile: queue 0 emptied, queue 1 gives the rest (1000, 4000 → 0, 2000)",
+	      q[0] == 0 && q[1] == 2000, "%llu %llu", (unsigned long long)q[0],
+	      (unsigned long long)q[1]);
+	q[0] = 700, q[1] = 800;
+	CHECK_EQ("reconcile: a sum equal to the port's backlog moves nothing",
+		 dc_qtrack_reconcile(q, 2, 1500), 0);
+}
+
 /* DT and ABM per queue: the packet's own queue against the shared buffer. */
 static void test_decide(void)
 {
@@ -173,6 +202,7 @@ int main(void)
 {
 	test_mapping();
 	test_track();
+	test_reconcile();
 	test_decide();
 	test_next();
 	return check_failed;
