@@ -21,9 +21,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Largest hop queue of the newest stack echoed to this sender for the flow
  * (0: none yet). */
-static __always_inline __u32 dc_int_echo_qmax(const struct dc_flow_key *key)
+static __always_inline __u32 dc_int_echo_qmax(const struct dc_int_stack *st)
 {
-	struct dc_int_stack *st = bpf_map_lookup_elem(&dc_int_flows, key);
 	__u32 i, q = 0;
 
 	if (!st)
@@ -34,26 +33,38 @@ static __always_inline __u32 dc_int_echo_qmax(const struct dc_flow_key *key)
 	return q;
 }
 
-/* Sampling (dc_int_sample_due): true when this segment gets the option;
- * records the time for the flow. */
-static __always_inline bool dc_int_sampled_in(const struct dc_pkt *p, const struct dc_int_dst_cfg *cfg)
+/* Per-flow gate of the source: sampling (dc_int_sample_due), then give-up
+ * (dc_int_giveup).  True when this segment gets the option; records
+ * the time for the flow. */
+static __always_inline bool dc_int_flow_gate(const struct dc_pkt *p, const struct dc_int_dst_cfg *cfg)
 {
 	struct dc_int_samp fresh = {}, *s;
+	struct dc_int_stack *st;
 	struct dc_flow_key key;
 	__u64 now = bpf_ktime_get_ns();
+	int gu;
 
 	dc_key_fwd(p, &key);
 	s = bpf_map_lookup_elem(&dc_int_samp, &key);
-	if (!dc_int_sample_due(cfg, now, s ? s->tagged_ns : 0, dc_int_echo_qmax(&key))) {
+	if (!s) {
+		bpf_map_update_elem(&dc_int_samp, &key, &fresh, BPF_NOEXIST);
+		s = bpf_map_lookup_elem(&dc_int_samp, &key);
+		if (!s)
+			return true;
+	}
+	st = bpf_map_lookup_elem(&dc_int_flows, &key);
+	if (!dc_int_sample_due(cfg, now, s->tagged_ns, dc_int_echo_qmax(st))) {
 		DC_COUNT(dc_int_stats, src_sampled_out);
 		return false;
 	}
-	if (s) {
-		s->tagged_ns = now;
-	} else {
-		fresh.tagged_ns = now;
-		bpf_map_update_elem(&dc_int_samp, &key, &fresh, BPF_ANY);
+	gu = dc_int_giveup(s, cfg->giveup_ms, now, st ? st->updated_ns : 0);
+	if (gu != DC_INT_GU_TAG) {
+		if (gu == DC_INT_GU_GAVE_UP)
+			DC_COUNT(dc_int_stats, src_gave_up);
+		DC_COUNT(dc_int_stats, src_int_off);
+		return false;
 	}
+	s->tagged_ns = now;
 	return true;
 }
 
@@ -78,8 +89,9 @@ static __always_inline bool dc_int_source(struct __sk_buff *skb, const struct dc
 	cfg = bpf_map_lookup_elem(&dc_int_dst, &k);
 	if (!cfg)
 		return false;
-	/* a data segment not due: no option, and no echo either (it is data) */
-	if (cfg->sample_us && !dc_int_sampled_in(p, cfg))
+	/* a data segment not due (or of a flow that gave up): no option, and
+	 * no echo either (it is data) */
+	if ((cfg->sample_us || cfg->giveup_ms) && !dc_int_flow_gate(p, cfg))
 		return true;
 	len = dc_int_opt_len(cfg->slots);
 	grow = len;
@@ -122,6 +134,10 @@ static __always_inline void dc_int_echo(struct __sk_buff *skb, const struct dc_p
 	rec = bpf_map_lookup_elem(&dc_int_sink, &key);
 	if (!rec || !rec->hops)
 		return;
+	if (bpf_ktime_get_ns() - rec->updated_ns > DC_INT_ECHO_MAX_AGE_NS) {
+		DC_COUNT(dc_int_stats, echo_stale);
+		return;
+	}
 	/* a sampled flow: each stack rides back once, so the sender's
 	 * publication time says how fresh its telemetry is */
 	if ((rec->flags & DC_INT_FLAG_SAMPLED) && rec->echoed) {

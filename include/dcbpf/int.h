@@ -206,6 +206,70 @@ DC_INLINE int dc_int_sample_due(const struct dc_int_dst_cfg *cfg, __u64 now_ns, 
 	return now_ns - last_ns >= (__u64)cfg->sample_us * DC_NSEC_PER_USEC;
 }
 
+/*
+ * Give-up (docs/int.md, "When the path drops IP options"): routers often
+ * drop IPv4 packets that carry options, or send them through a slow path.
+ * Every tagged segment of a flow would then be lost and TCP would stall.
+ * So a flow first proves its path: its first segment gets the option (a
+ * probe) and the next ones do not until an echo comes back; from then on
+ * every segment may carry it.  A flow that gets no echo for giveup_ms
+ * after a tagged segment (probe or not) is sent without the option for
+ * giveup_ms << offs (offs: give-ups in a row, at most
+ * DC_INT_GIVEUP_MAX_SHIFT), then probes again with one segment.  So a
+ * path that drops options costs a flow one segment per probe, plus the
+ * segments of at most giveup_ms once it had proven its path.  Meanwhile
+ * PowerTCP has no telemetry and runs the θ-PowerTCP law (theta_fallback
+ * in dc_cc_stats), which needs nothing from the path.
+ * s: the flow's source state; echo_ns: when its newest echo was published
+ * on this host (0: never).  Called for a segment that is due the option
+ * (sampling said yes); returns DC_INT_GU_TAG (give it the option; recorded),
+ * DC_INT_GU_OFF (not: waiting for a probe's echo, or an off period runs)
+ * or DC_INT_GU_GAVE_UP (not: this segment starts an off period).
+ * giveup_ms = 0: always TAG, s untouched.
+ */
+#define DC_INT_GIVEUP_MAX_SHIFT 6	/* off period at most 64 × giveup_ms */
+#define DC_NSEC_PER_MSEC (1000 * DC_NSEC_PER_USEC)
+
+enum { DC_INT_GU_TAG = 0, DC_INT_GU_OFF = 1, DC_INT_GU_GAVE_UP = 2 };
+
+DC_INLINE int dc_int_giveup(struct dc_int_samp *s, __u32 giveup_ms, __u64 now_ns, __u64 echo_ns)
+{
+	__u64 lim_ns = (__u64)giveup_ms * DC_NSEC_PER_MSEC;
+
+	if (!giveup_ms)
+		return DC_INT_GU_TAG;
+	if (s->unechoed_ns && echo_ns >= s->unechoed_ns) {
+		/* an echo of a segment tagged since: the path carries INT */
+		s->unechoed_ns = 0;
+		s->offs = 0;
+		s->off_until_ns = 0;
+		s->proven = 1;
+	}
+	if (now_ns < s->off_until_ns)
+		return DC_INT_GU_OFF;
+	if (s->unechoed_ns && now_ns - s->unechoed_ns >= lim_ns) {
+		s->off_until_ns = now_ns + (lim_ns << s->offs);
+		if (s->offs < DC_INT_GIVEUP_MAX_SHIFT)
+			s->offs++;
+		s->unechoed_ns = 0;
+		s->proven = 0;
+		return DC_INT_GU_GAVE_UP;
+	}
+	if (!s->unechoed_ns) {
+		s->unechoed_ns = now_ns;
+		/* not proven: this is a probe, wait for its echo */
+		if (!s->proven)
+			s->off_until_ns = now_ns + lim_ns;
+	}
+	return DC_INT_GU_TAG;
+}
+
+/* The sink echoes a stack at most this long after it arrived: an older one
+ * is useless to the CC (it does not differentiate samples 100 ms apart),
+ * and a receiver whose data stopped carrying INT (give-up) must stop
+ * putting options on its ACKs too. */
+#define DC_INT_ECHO_MAX_AGE_NS (100ULL * DC_NSEC_PER_MSEC)
+
 /* Base header accessors (byte 2 and 3). */
 DC_INLINE __u8 dc_int_b2(__u8 flags) { return (DC_INT_VERSION << 5) | (flags & DC_INT_FLAG_MASK); }
 DC_INLINE __u32 dc_int_version(__u8 b2) { return b2 >> 5; }

@@ -165,7 +165,10 @@ struct dc_int_dst_key {
 
 struct dc_int_dst_cfg {
 	__u32 slots;		/* hop slots to reserve, 1 … 4 */
-	__u32 flags;		/* reserved, 0 */
+	/* Give-up (docs/int.md, "When the path drops IP options"): a flow
+	 * whose tagged segments bring no echo back for giveup_ms is sent
+	 * without the option for a while (dc_int_giveup); 0 = never. */
+	__u32 giveup_ms;
 	/* Sampling (docs/int.md, "Sampling"): 0 = every data segment; else the
 	 * option on at most one data segment per flow per sample_us ... */
 	__u32 sample_us;
@@ -174,9 +177,14 @@ struct dc_int_dst_cfg {
 	__u32 sample_qlen_bytes;
 };
 
-/* A sampled flow at its source (dc_int_samp, key dc_flow_key). */
+/* A flow at its source, sampled or with give-up (dc_int_samp, key dc_flow_key;
+ * dc_int_sample_due, dc_int_giveup). */
 struct dc_int_samp {
 	__u64 tagged_ns;	/* host time of the last segment given the option */
+	__u64 unechoed_ns;	/* first segment tagged since the newest echo; 0 = none */
+	__u64 off_until_ns;	/* gave up: no option before this host time */
+	__u32 offs;		/* give-ups in a row (the off period doubles) */
+	__u32 proven;		/* an echo came back since the last give-up */
 };
 
 /* What the sink keeps per flow for the echo (dc_int_sink, key =
@@ -221,7 +229,13 @@ struct dc_int_sink_rec {
 	X(src_sampled_out, 0, "",						\
 	  "Data segments of sampled flows sent without INT: no sample due.")	\
 	X(echo_skipped, 0, "",							\
-	  "Segments of sampled flows sent without an echo: the stack rode back.")
+	  "Segments of sampled flows sent without an echo: the stack rode back.") \
+	X(src_gave_up, 0, "",							\
+	  "Flows that stopped getting INT: no echo within giveup_ms (IP options dropped on the path?).") \
+	X(src_int_off, 0, "",							\
+	  "Data segments sent without INT: their flow waits for a probe's echo or gave up.")	\
+	X(echo_stale, 0, "",							\
+	  "Segments sent without an echo: the flow's stack was too old to use.")
 
 struct dc_int_counters {
 	DC_INT_COUNTERS(DC_CTR_FIELD)

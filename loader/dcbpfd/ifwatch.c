@@ -192,7 +192,7 @@ void dmn_int_destinations(struct daemon *d, const char *old, const char *new)
 	for (p = new; dc_list_next(&p, tok, sizeof(tok));) {
 		if (dc_prefix_slots_parse(tok, &k.addr, &k.prefixlen, &v.slots, why, sizeof(why)))
 			continue; /* validated with the config */
-		v.flags = 0;
+		v.giveup_ms = d->cfg.intf.giveup_ms;
 		v.sample_us = d->cfg.intf.sample_us;
 		v.sample_qlen_bytes = d->cfg.intf.sample_qlen_bytes;
 		if (bpf_map_update_elem(fd, &k, &v, BPF_ANY))

@@ -7,7 +7,8 @@
  *                                        ingress = sink + publication for PowerTCP
  *   int detach [--netns NS] IFACE...
  *   int switch attach|detach NAME        transit hop on every port of switch NAME
- *   int dst add PREFIX [--slots N] [--sample-us U [--sample-qlen-bytes B]] | del PREFIX | list
+ *   int dst add PREFIX [--slots N] [--sample-us U [--sample-qlen-bytes B]]
+ *       [--giveup-ms MS] | del PREFIX | list
  *   int status                           counters, destinations
  *
  * Host programs share the daemon's pin dir, so the sender's ingress
@@ -267,6 +268,7 @@ struct dst_args {
 	__u32 slots;
 	__u32 sample_us;
 	__u32 sample_qlen_bytes;
+	__u32 giveup_ms;
 };
 
 static int open_dst(const char *pin_dir, struct dc_err *err)
@@ -289,7 +291,7 @@ static int dst_change(struct dc_ctx *ctx, int argc, char **argv)
 	const struct dst_args *a = ctx->opts;
 	struct dc_int_dst_key k = {};
 	struct dc_int_dst_cfg v = { .slots = a->slots, .sample_us = a->sample_us,
-				    .sample_qlen_bytes = a->sample_qlen_bytes };
+				    .sample_qlen_bytes = a->sample_qlen_bytes, .giveup_ms = a->giveup_ms };
 	int fd, rc = EXIT_OK;
 
 	(void)argc;
@@ -312,6 +314,7 @@ static int dst_change(struct dc_ctx *ctx, int argc, char **argv)
 		jw_u64(&ctx->jw, "slots", v.slots);
 		jw_u64(&ctx->jw, "sample_us", v.sample_us);
 		jw_u64(&ctx->jw, "sample_qlen_bytes", v.sample_qlen_bytes);
+		jw_u64(&ctx->jw, "giveup_ms", v.giveup_ms);
 	}
 	jw_end_obj(&ctx->jw);
 	jw_done(&ctx->jw);
@@ -339,12 +342,16 @@ static void dst_list(struct dc_ctx *ctx, int fd, const char *key)
 				jw_u64(&ctx->jw, "slots", v.slots);
 				jw_u64(&ctx->jw, "sample_us", v.sample_us);
 				jw_u64(&ctx->jw, "sample_qlen_bytes", v.sample_qlen_bytes);
+				jw_u64(&ctx->jw, "giveup_ms", v.giveup_ms);
 				jw_end_obj(&ctx->jw);
-			} else if (v.sample_us) {
-				fprintf(ctx->out, "%s slots %u sample_us %u sample_qlen_bytes %u\n", p, v.slots,
-					v.sample_us, v.sample_qlen_bytes);
 			} else {
-				fprintf(ctx->out, "%s slots %u\n", p, v.slots);
+				fprintf(ctx->out, "%s slots %u", p, v.slots);
+				if (v.sample_us)
+					fprintf(ctx->out, " sample_us %u sample_qlen_bytes %u", v.sample_us,
+						v.sample_qlen_bytes);
+				if (v.giveup_ms)
+					fprintf(ctx->out, " giveup_ms %u", v.giveup_ms);
+				fputc('\n', ctx->out);
 			}
 		}
 		k = next;
@@ -515,6 +522,10 @@ static const struct dc_opt dst_add_opts[] = {
 	{ "sample-qlen-bytes", 0, DC_OPT_U64, DC_FIELD(struct dst_args, sample_qlen_bytes), "B",
 	  .help = "with --sample-us: every segment while the flow's newest echo shows a hop queue above B",
 	  .def = "0", .umin = 0, .umax = 1U << 30 },
+	{ "giveup-ms", 0, DC_OPT_U64, DC_FIELD(struct dst_args, giveup_ms), "MS",
+	  .help = "a flow whose INT brings no echo back for MS ms is sent without the option for a while "
+		  "(routers that drop IP options; docs/int.md); 0 = never",
+	  .def = "0", .umin = 0, .umax = 60000 },
 	{ NULL },
 };
 

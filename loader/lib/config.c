@@ -59,6 +59,9 @@ const struct dc_param dc_params[] = {
 	{ "sample_qlen_bytes", DC_SCOPE_INT, DC_K_U32, IOFF(sample_qlen_bytes), 0, 1U << 30, "bytes",
 	  "with sample_us: INT on every segment while the flow's newest echo shows a hop queue "
 	  "above this; 0 = never" },
+	{ "giveup_ms", DC_SCOPE_INT, DC_K_U32, IOFF(giveup_ms), 0, 60000, "ms",
+	  "a flow whose INT brings no echo back for this long is sent without the option for a "
+	  "while (IP options dropped on the path); 0 = never (docs/int.md)" },
 	{ "gamma", DC_SCOPE_CC, DC_K_Q16, COFF(gamma_q16), 1, (__u32)DC_Q16_ONE, "-",
 	  "EWMA weight of the window update (γ); 1 = jump to the target window" },
 	{ "base_rtt_us", DC_SCOPE_CC, DC_K_U32, COFF(base_rtt_us), 0, 1000000, "µs",

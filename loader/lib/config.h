@@ -68,6 +68,7 @@ struct dc_int_cfg {
 	char destinations[DC_DSTLIST_LEN];	/* A.B.C.D/LEN[:SLOTS] */
 	__u32 sample_us;			/* dc_int_dst_cfg.sample_us of each */
 	__u32 sample_qlen_bytes;		/* dc_int_dst_cfg.sample_qlen_bytes */
+	__u32 giveup_ms;			/* dc_int_dst_cfg.giveup_ms */
 };
 
 struct dc_config {

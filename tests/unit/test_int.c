@@ -163,8 +163,60 @@ static void test_sample_due(void)
 	CHECK("sample: 1 s interval, 1 s later: due", dc_int_sample_due(&on, t + 1000000000ULL, t, 0), "not due");
 }
 
+/* dc_int_giveup: a flow proves its path with one probe, then tags every
+ * segment; one that gets no echo back stops getting the option for
+ * doubling periods and probes with one segment; an echo resets it. */
+static void test_giveup(void)
+{
+	struct dc_int_samp s = {};
+	__u64 t = 1000000000ULL, ms = 1000000ULL, now;
+	int i;
+
+	CHECK("giveup: 0 ms never gives up", dc_int_giveup(&s, 0, t + 1000 * ms, 0) == DC_INT_GU_TAG, "gave up");
+	CHECK_EQ("giveup: 0 ms leaves the state alone", s.unechoed_ns + s.off_until_ns, 0);
+	CHECK("giveup: a new flow's first segment is a probe", dc_int_giveup(&s, 20, t, 0) == DC_INT_GU_TAG,
+	      "not tagged");
+	CHECK("giveup: the next waits for its echo", dc_int_giveup(&s, 20, t + 1 * ms, 0) == DC_INT_GU_OFF,
+	      "not off");
+	/* the echo of the probe arrives 0.5 ms later: every segment from now on */
+	CHECK("giveup: the probe's echo proves the path", dc_int_giveup(&s, 20, t + 2 * ms, t + ms / 2) == DC_INT_GU_TAG,
+	      "not tagged");
+	CHECK_EQ("giveup: proven", s.proven, 1);
+	CHECK_EQ("giveup: the first unechoed segment is kept", s.unechoed_ns, t + 2 * ms);
+	CHECK("giveup: a proven flow tags while it waits", dc_int_giveup(&s, 20, t + 10 * ms, 0) == DC_INT_GU_TAG,
+	      "not tagged");
+	CHECK_EQ("giveup: still the first unechoed", s.unechoed_ns, t + 2 * ms);
+	CHECK("giveup: an echo older than the first unechoed segment does not count",
+	      dc_int_giveup(&s, 20, t + 22 * ms - 1, t + ms) == DC_INT_GU_TAG, "not tagged");
+	CHECK("giveup: 20 ms without an echo: gives up", dc_int_giveup(&s, 20, t + 22 * ms, t + ms) == DC_INT_GU_GAVE_UP,
+	      "did not give up");
+	CHECK_EQ("giveup: first off period is giveup_ms", s.off_until_ns, t + 42 * ms);
+	CHECK_EQ("giveup: no longer proven", s.proven, 0);
+	CHECK("giveup: off within the period", dc_int_giveup(&s, 20, t + 41 * ms, t + ms) == DC_INT_GU_OFF, "not off");
+	CHECK("giveup: one probe after it", dc_int_giveup(&s, 20, t + 42 * ms, t + ms) == DC_INT_GU_TAG, "not tagged");
+	CHECK("giveup: then off until its echo", dc_int_giveup(&s, 20, t + 43 * ms, t + ms) == DC_INT_GU_OFF, "not off");
+	CHECK("giveup: a lost probe gives up again", dc_int_giveup(&s, 20, t + 62 * ms, t + ms) == DC_INT_GU_GAVE_UP,
+	      "did not give up");
+	CHECK_EQ("giveup: second off period doubles", s.off_until_ns, t + 102 * ms);
+	/* the period stops doubling at 64 × giveup_ms */
+	for (i = 0; i < 10; i++) {
+		now = s.off_until_ns;
+		dc_int_giveup(&s, 20, now, 0);
+		dc_int_giveup(&s, 20, now + 20 * ms, 0);
+	}
+	CHECK_EQ("giveup: off period capped at 64 x giveup_ms", s.off_until_ns - (now + 20 * ms), 64 * 20 * ms);
+	/* a probe's echo after give-ups resets everything */
+	now = s.off_until_ns;
+	dc_int_giveup(&s, 20, now, 0);
+	CHECK("giveup: an echoed probe ends the give-up", dc_int_giveup(&s, 20, now + ms, now + ms / 2) == DC_INT_GU_TAG,
+	      "not tagged");
+	CHECK_EQ("giveup: the echo resets the count", s.offs, 0);
+	CHECK_EQ("giveup: and the off period", s.off_until_ns, 0);
+}
+
 int main(void)
 {
+	test_giveup();
 	test_sample_due();
 	test_rate_codes();
 	test_pack();
