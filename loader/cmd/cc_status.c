@@ -13,6 +13,7 @@
 #include "ccmd.h"
 #include "cli.h"
 #include "features.h"
+#include "foreign.h"
 #include "object.h"
 #include "int/inthost.h"
 #include "sw/swctl.h"
@@ -110,18 +111,40 @@ static void status_int(struct dc_ctx *ctx)
 			__u32 ids[2] = { 0, 0 }, idx = 0;
 			char why[256];
 
-			if (!dc_ifindex(ns, names[i], &idx, why, sizeof(why)))
+			struct dc_foreign fp[16];
+			int j, nf = 0;
+
+			if (!dc_ifindex(ns, names[i], &idx, why, sizeof(why))) {
 				dc_int_host_state(ctx->pin_dir, ns, names[i], idx, ids);
+				nf = dc_foreign_list(ns, names[i], fp, 16, why, sizeof(why));
+				if (nf < 0)
+					nf = 0;
+			}
 			if (ctx->json) {
 				jw_obj(&ctx->jw, NULL);
 				jw_str(&ctx->jw, "netns", ns ? ns : "");
 				jw_str(&ctx->jw, "ifname", names[i]);
 				jw_u64(&ctx->jw, "egress", ids[0]);
 				jw_u64(&ctx->jw, "ingress", ids[1]);
+				/* programs on the interface that are not ours */
+				jw_arr(&ctx->jw, "foreign");
+				for (j = 0; j < nf; j++) {
+					jw_obj(&ctx->jw, NULL);
+					jw_str(&ctx->jw, "hook", fp[j].hook);
+					jw_u64(&ctx->jw, "id", fp[j].id);
+					jw_str(&ctx->jw, "name", fp[j].name);
+					jw_u64(&ctx->jw, "prio", fp[j].prio);
+					jw_end_obj(&ctx->jw);
+				}
+				jw_end_arr(&ctx->jw);
 				jw_end_obj(&ctx->jw);
 			} else {
 				fprintf(ctx->out, "%-16s %-16s %8u %8u%s\n", ns ? ns : "(own)",
 					names[i], ids[0], ids[1], idx ? "" : "  (interface gone)");
+				for (j = 0; j < nf; j++)
+					fprintf(ctx->out, "  foreign %-11s id %u name %s%s%.0u\n", fp[j].hook,
+						fp[j].id, fp[j].name[0] ? fp[j].name : "?",
+						fp[j].prio ? " prio " : "", fp[j].prio);
 			}
 		}
 	}
