@@ -23,14 +23,7 @@ const char *dc_eth_mode_name(__u32 mode)
 int dc_eth_ns_dir(char *buf, size_t len, const char *pin_dir, const char *netns,
 		  struct dc_err *err)
 {
-	int rc = dc_pin_dir(buf, len, pin_dir, DC_PIN_ETH, netns);
-
-	if (rc == -EINVAL)
-		return dc_err_set(err, EXIT_USAGE, "--netns %s: not usable as a pin directory "
-				  "name (bpffs takes no '/' or '.')", netns);
-	if (rc)
-		return dc_err_set(err, EXIT_USAGE, "--netns %s: %s", netns, strerror(-rc));
-	return 0;
+	return dc_pin_ns_dir(buf, len, pin_dir, DC_PIN_ETH, netns, err);
 }
 
 int dc_eth_open_pinned(const char *dir, const char *name)

@@ -65,18 +65,7 @@ static int icon_dir(struct dc_ctx *ctx, char *dir, size_t len)
 
 static int open_map(struct dc_ctx *ctx, const char *dir, const char *name)
 {
-	char path[DC_PATH_LEN * 4];
-	int fd;
-
-	if (dc_pin_map_path(path, sizeof(path), dir, name)) {
-		dc_fail(ctx, EXIT_ERR, "%s: not a map the icon object pins", name);
-		return -1;
-	}
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		dc_fail(ctx, EXIT_ERR, "ICON is not attached (%s: %s): run 'dcbpf icon attach --cgroup DIR' "
-			"first", path, strerror(errno));
-	return fd;
+	return dc_pin_open_map(dir, name, "ICON", "dcbpf icon attach --cgroup DIR", &ctx->err);
 }
 
 static int attach_cmd(struct dc_ctx *ctx, int argc, char **argv)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 
 #include "cli.h"
 #include "pins.h"
@@ -26,6 +27,22 @@ static bool component_ok(const char *s)
 	return s && *s && !strpbrk(s, "/.");
 }
 
+static const char *area_name(enum dc_pin_area area)
+{
+	switch (area) {
+	case DC_PIN_INT:
+		return "int";
+	case DC_PIN_ETH:
+		return "eth";
+	case DC_PIN_PERC:
+		return "perc";
+	case DC_PIN_RESQ:
+		return "resq";
+	default:
+		return "?";
+	}
+}
+
 int dc_pin_dir(char *buf, size_t len, const char *pin_dir, enum dc_pin_area area,
 	       const char *sub)
 {
@@ -42,9 +59,11 @@ int dc_pin_dir(char *buf, size_t len, const char *pin_dir, enum dc_pin_area area
 		return put(buf, len, "%s/%s%s", pin_dir, "sw", "");
 	case DC_PIN_INT:
 	case DC_PIN_ETH:
+	case DC_PIN_PERC:
+	case DC_PIN_RESQ:
 		if (!component_ok(ns))
 			return -EINVAL;
-		return put(buf, len, "%s/%s/%s", pin_dir, area == DC_PIN_INT ? "int" : "eth", ns);
+		return put(buf, len, "%s/%s/%s", pin_dir, area_name(area), ns);
 	case DC_PIN_SW:
 	case DC_PIN_SW_INT:
 		if (!component_ok(sub))
@@ -53,6 +72,45 @@ int dc_pin_dir(char *buf, size_t len, const char *pin_dir, enum dc_pin_area area
 			   pin_dir, sub, "");
 	}
 	return -EINVAL;
+}
+
+int dc_pin_ns_dir(char *buf, size_t len, const char *pin_dir, enum dc_pin_area area,
+		  const char *netns, struct dc_err *err)
+{
+	const char *ns = netns && *netns ? netns : "host";
+	int rc = dc_pin_dir(buf, len, pin_dir, area, netns);
+
+	if (rc == -EINVAL)
+		return dc_err_set(err, EXIT_USAGE, "--netns %s: not usable as a pin directory name "
+				  "(bpffs takes no '/' or '.')", ns);
+	if (rc)
+		return dc_err_set(err, EXIT_USAGE, "pin directory %s/%s/%s: %s", pin_dir,
+				  area_name(area), ns, strerror(-rc));
+	return 0;
+}
+
+int dc_pin_open_map(const char *dir, const char *name, const char *what, const char *attach_hint,
+		    struct dc_err *err)
+{
+	char path[1024];
+	int fd;
+
+	if (dc_pin_map_path(path, sizeof(path), dir, name)) {
+		dc_err_set(err, EXIT_ERR, "%s: not a map the %s object pins", name, what);
+		return -1;
+	}
+	fd = bpf_obj_get(path);
+	if (fd < 0) {
+		int e = errno;
+
+		if (e == ENOENT && attach_hint)
+			dc_err_set(err, EXIT_ERR, "%s is not attached (%s: %s): run '%s' first", what,
+				   path, strerror(e), attach_hint);
+		else
+			dc_err_set(err, EXIT_ERR, "%s: %s", path, strerror(e));
+		return -1;
+	}
+	return fd;
 }
 
 const struct dc_pin_map *dc_pin_map_find(const char *name)

@@ -47,6 +47,8 @@ enum dc_pin_area {
 	DC_PIN_ETH,		/* eth/SUB, same rule */
 	DC_PIN_SW,		/* sw/SUB, SUB the switch (required) */
 	DC_PIN_SW_INT,		/* sw/SUB/int */
+	DC_PIN_PERC,		/* perc/SUB, SUB the namespace as for DC_PIN_INT */
+	DC_PIN_RESQ,		/* resq/SUB, same rule */
 };
 
 /* The directory of an area under pin_dir.  0, or -EINVAL (switch name
@@ -54,6 +56,17 @@ enum dc_pin_area {
  * -ENAMETOOLONG (buf too small). */
 int dc_pin_dir(char *buf, size_t len, const char *pin_dir, enum dc_pin_area area,
 	       const char *sub);
+/* The directory of a per-namespace area (DC_PIN_INT, _ETH, _PERC, _RESQ)
+ * for netns (NULL or "": our own, "host"): ifindexes and flows repeat
+ * across namespaces, so each has its own maps.  0, or an error naming
+ * --netns and why (EXIT_USAGE). */
+int dc_pin_ns_dir(char *buf, size_t len, const char *pin_dir, enum dc_pin_area area,
+		  const char *netns, struct dc_err *err);
+/* The pinned map NAME under DIR: its fd, or -1 with err saying what is
+ * missing and, when the pin is absent, that WHAT (e.g. "ResQueue") is not
+ * attached and how to attach it (attach_hint, "dcbpf resq attach ..."). */
+int dc_pin_open_map(const char *dir, const char *name, const char *what, const char *attach_hint,
+		    struct dc_err *err);
 /* DIR/NAME for any pin (a struct_ops link or map named by dc_cc_regs, a
  * program); 0 or -ENAMETOOLONG. */
 int dc_pin_path(char *buf, size_t len, const char *dir, const char *name);

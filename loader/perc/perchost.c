@@ -32,6 +32,7 @@
 #include "clock.h"
 #include "config.h"
 #include "rand.h"
+#include "pins.h"
 #include "perc/perccmd.h"
 #include "perc/perchost.h"
 #include "perc.skel.h"
@@ -45,16 +46,7 @@
 int dc_perc_ns_dir(char *buf, size_t len, const char *pin_dir, const char *netns,
 		   struct dc_err *err)
 {
-	const char *ns = netns && *netns ? netns : "host";
-	int n;
-
-	if (strpbrk(ns, "/."))
-		return dc_err_set(err, EXIT_USAGE, "--netns %s: not usable as a pin directory name "
-				  "(bpffs takes no '/' or '.')", ns);
-	n = snprintf(buf, len, "%s/perc/%s", pin_dir, ns);
-	if (n < 0 || (size_t)n >= len)
-		return dc_err_set(err, EXIT_USAGE, "pin directory %s/perc/%s: too long", pin_dir, ns);
-	return 0;
+	return dc_pin_ns_dir(buf, len, pin_dir, DC_PIN_PERC, netns, err);
 }
 
 /* ---- attach / detach ------------------------------------------------------ */

@@ -102,32 +102,12 @@ static const char *const promote_words[] = { "off", "any", "rto" };
 /* PIN_DIR/resq/<netns or "host">: flows of different namespaces apart. */
 static int resq_dir(struct dc_ctx *ctx, const char *netns, char *buf, size_t len)
 {
-	const char *ns = netns && *netns ? netns : "host";
-	int n;
-
-	if (strpbrk(ns, "/."))
-		return dc_fail(ctx, EXIT_USAGE, "--netns %s: not usable as a pin directory name "
-			       "(bpffs takes no '/' or '.')", ns);
-	n = snprintf(buf, len, "%s/resq/%s", ctx->pin_dir, ns);
-	if (n < 0 || (size_t)n >= len)
-		return dc_fail(ctx, EXIT_USAGE, "pin directory %s/resq/%s: too long", ctx->pin_dir, ns);
-	return 0;
+	return dc_pin_ns_dir(buf, len, ctx->pin_dir, DC_PIN_RESQ, netns, &ctx->err);
 }
 
 static int open_map(struct dc_ctx *ctx, const char *dir, const char *name)
 {
-	char path[DC_PATH_LEN * 4];
-	int fd;
-
-	if (dc_pin_map_path(path, sizeof(path), dir, name)) {
-		dc_fail(ctx, EXIT_ERR, "%s: not a map the resq object pins", name);
-		return -1;
-	}
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		dc_fail(ctx, EXIT_ERR, "ResQueue is not attached (%s: %s): run 'dcbpf resq attach --dev "
-			"IFNAME' first", path, strerror(errno));
-	return fd;
+	return dc_pin_open_map(dir, name, "ResQueue", "dcbpf resq attach --dev IFNAME", &ctx->err);
 }
 
 /* Pins of links in dir: IFNAME_egress and the sockops link. */

@@ -163,6 +163,31 @@ static void test_pin_paths(void)
 	CHECK_EQ("pins: netns '..' refused", dc_pin_dir(b, sizeof(b), "/p", DC_PIN_ETH, ".."),
 		 -EINVAL);
 
+	{
+		struct dc_err e = { 0 };
+
+		rc = dc_pin_ns_dir(b, sizeof(b), "/p", DC_PIN_PERC, "ns1", &e);
+		CHECK("pins: perc dir of a namespace", !rc && !strcmp(b, "/p/perc/ns1"), "'%s'", b);
+		rc = dc_pin_ns_dir(b, sizeof(b), "/p", DC_PIN_RESQ, "", &e);
+		CHECK("pins: resq dir of the own namespace", !rc && !strcmp(b, "/p/resq/host"), "'%s'", b);
+		rc = dc_pin_ns_dir(b, sizeof(b), "/p", DC_PIN_RESQ, "a.b", &e);
+		CHECK("pins: a namespace with a dot refused, named",
+		      rc == EXIT_USAGE && strstr(e.msg, "--netns a.b: not usable as a pin directory name"),
+		      "rc %d '%s'", rc, e.msg);
+		rc = dc_pin_ns_dir(b, 12, "/p", DC_PIN_PERC, "namespace1", &e);
+		CHECK("pins: a namespace dir too long refused, named",
+		      rc == EXIT_USAGE && strstr(e.msg, "/p/perc/namespace1"), "rc %d '%s'", rc, e.msg);
+		rc = dc_pin_open_map("/nonexistent-dcbpf", "dc_cc_cfg", "PowerTCP", "dcbpfd", &e);
+		CHECK("pins: a missing pin says what is not attached and how to attach it",
+		      rc == -1 && e.code == EXIT_ERR &&
+		      strstr(e.msg, "PowerTCP is not attached (/nonexistent-dcbpf/dc_cc_cfg") &&
+		      strstr(e.msg, "run 'dcbpfd' first"), "rc %d '%s'", rc, e.msg);
+		rc = dc_pin_open_map("/p", "dc_no_such_map", "PowerTCP", "dcbpfd", &e);
+		CHECK("pins: opening a map no object pins is refused, named",
+		      rc == -1 && strstr(e.msg, "dc_no_such_map: not a map the PowerTCP object pins"),
+		      "rc %d '%s'", rc, e.msg);
+	}
+
 	rc = dc_pin_map_path(b, sizeof(b), "/p", "dc_cc_cfg");
 	CHECK("pins: map path", !rc && !strcmp(b, "/p/dc_cc_cfg"), "rc %d '%s'", rc, b);
 	CHECK_EQ("pins: a map no object pins is not a pin",
