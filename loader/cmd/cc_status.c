@@ -283,7 +283,6 @@ static void status_maps(struct dc_ctx *ctx)
 	}
 	if (ctx->json)
 		jw_end_arr(&ctx->jw);
-	status_int(ctx);
 }
 
 int dc_cc_status_cmd(struct dc_ctx *ctx, int argc, char **argv)
