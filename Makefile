@@ -328,7 +328,7 @@ $(BUILD)/ethereal.bpf.o: BPF_CFLAGS += -mcpu=v3
 # (libc and libm only; credence.c, which needs the switch, stays out).
 SIM_SRCS := $(filter-out loader/credence/credence.c,$(wildcard loader/sim/*.c loader/credence/*.c)) \
 	$(addprefix loader/lib/,err.c opts.c optcheck.c opthelp.c suggest.c cmd.c cmdhelp.c gen.c json.c)
-$(BUILD)/tests/test_sim $(BUILD)/tests/test_credence $(BUILD)/tests/test_forest $(BUILD)/tests/test_simpfc: $(BUILD)/tests/test_%: tests/unit/test_%.c $(SIM_SRCS) $(wildcard loader/sim/*.h loader/credence/*.h loader/lib/*.h) $(HDRS) $(TEST_HDRS) | $(BUILD)/tests
+$(BUILD)/tests/test_sim $(BUILD)/tests/test_sim_io $(BUILD)/tests/test_credence $(BUILD)/tests/test_forest $(BUILD)/tests/test_simpfc: $(BUILD)/tests/test_%: tests/unit/test_%.c $(SIM_SRCS) $(wildcard loader/sim/*.h loader/credence/*.h loader/lib/*.h) $(HDRS) $(TEST_HDRS) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib -iquote loader -fsanitize=undefined -fno-sanitize-recover=all \
 		-o $@ $< $(SIM_SRCS) -lm
 # BPF_PROG_TEST_RUN fixtures of the XDP admission program (root; libbpf).
