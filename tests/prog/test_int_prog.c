@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -252,6 +253,95 @@ static void test_sampling(void)
 	run(out_fd, &ack, &e, 0, NULL);
 	CHECK_EQ("int sampling: after a new stack, the next ACK echoes again", e.len, ack.len + 12);
 	CHECK("int sampling: the echo does not carry S", !(e.b[36] & DC_INT_FLAG_SAMPLED), "b2=%#x", e.b[36]);
+}
+
+/*
+ * Give-up (docs/int.md, "When the path drops IP options"), through the
+ * program: a new flow's first segment is a probe, the next ones wait for
+ * its echo; an echo lets every segment carry the option; no echo for
+ * giveup_ms gives up (untouched segments, counted); the sink does not echo
+ * a stack older than 100 ms.  Times are CLOCK_MONOTONIC, the clock of
+ * bpf_ktime_get_ns.
+ */
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+static void test_giveup(void)
+{
+	int out_fd = bpf_program__fd(skel->progs.dc_int_hout);
+	struct dc_int_dst_key dk = { .prefixlen = 32 };
+	struct dc_int_dst_cfg dv = { .slots = 2, .giveup_ms = 1000 };	/* long: emulated VMs are slow */
+	struct dc_flow_key fk = { .family = 2, .sport = 42000, .dport = 5201 };
+	struct dc_int_counters c0 = counters(), c1;
+	struct dc_int_sink_rec rec = { .hops = 1, .hop_word = { 1 } };
+	struct dc_int_samp samp = {};
+	struct dc_int_stack st = { .nhops = 1 };
+	struct pkt d, b, ack, e;
+	__u64 tb, ta;
+
+	inet_pton(AF_INET, "10.0.0.4", &dk.addr);
+	bpf_map_update_elem(bpf_map__fd(skel->maps.dc_int_dst), &dk, &dv, BPF_ANY);
+	inet_pton(AF_INET, "10.0.0.1", &fk.saddr[0]);
+	inet_pton(AF_INET, "10.0.0.4", &fk.daddr[0]);
+	build(&d, "10.0.0.1", "10.0.0.4", 42000, 5201, 1000, NULL, 0, 6);
+
+	run(out_fd, &d, &b, 0, NULL);
+	CHECK_EQ("int giveup: a new flow's first segment probes (gets the option)", b.len, d.len + 20);
+	CHECK("int giveup: the probe carries no S flag", !(b.b[36] & DC_INT_FLAG_SAMPLED), "b2=%#x", b.b[36]);
+	run(out_fd, &d, &b, 0, NULL);
+	CHECK("int giveup: the next one waits for the probe's echo (untouched)",
+	      b.len == d.len && !memcmp(b.b, d.b, d.len), "len %u", b.len);
+	c1 = counters();
+	CHECK_EQ("int giveup: src_int_off counts it", c1.src_int_off - c0.src_int_off, 1);
+
+	/* the probe's echo is published: the path carries INT */
+	st.updated_ns = mono_ns();
+	bpf_map_update_elem(bpf_map__fd(skel->maps.dc_int_flows), &fk, &st, BPF_ANY);
+	run(out_fd, &d, &b, 0, NULL);
+	CHECK_EQ("int giveup: after the echo the flow is tagged", b.len, d.len + 20);
+	run(out_fd, &d, &b, 0, NULL);
+	CHECK_EQ("int giveup: ... on every segment", b.len, d.len + 20);
+
+	/* 1.1 s since the first segment tagged after the newest echo: give up */
+	samp.unechoed_ns = mono_ns() - 1100000000ULL;
+	samp.proven = 1;
+	st.updated_ns = samp.unechoed_ns - 10000000ULL;
+	bpf_map_update_elem(bpf_map__fd(skel->maps.dc_int_samp), &fk, &samp, BPF_ANY);
+	bpf_map_update_elem(bpf_map__fd(skel->maps.dc_int_flows), &fk, &st, BPF_ANY);
+	c0 = counters();
+	tb = mono_ns();
+	run(out_fd, &d, &b, 0, NULL);
+	ta = mono_ns();
+	CHECK("int giveup: no echo for giveup_ms: the segment goes untouched",
+	      b.len == d.len && !memcmp(b.b, d.b, d.len), "len %u", b.len);
+	run(out_fd, &d, &b, 0, NULL);
+	CHECK_EQ("int giveup: and the next (off period)", b.len, d.len);
+	c1 = counters();
+	CHECK_EQ("int giveup: src_gave_up counts the flow once", c1.src_gave_up - c0.src_gave_up, 1);
+	CHECK_EQ("int giveup: src_int_off counts both segments", c1.src_int_off - c0.src_int_off, 2);
+	bpf_map_lookup_elem(bpf_map__fd(skel->maps.dc_int_samp), &fk, &samp);
+	CHECK("int giveup: the off period lasts giveup_ms",
+	      samp.off_until_ns >= tb + 1000000000ULL && samp.off_until_ns <= ta + 1000000000ULL,
+	      "off_until - start %lld ns", (long long)(samp.off_until_ns - tb));
+
+	/* the sink: a stack older than 100 ms is not echoed */
+	build(&ack, "10.0.0.4", "10.0.0.1", 5201, 42000, 0, NULL, 0, 6);
+	rec.updated_ns = mono_ns() - 200000000ULL;
+	bpf_map_update_elem(bpf_map__fd(skel->maps.dc_int_sink), &fk, &rec, BPF_ANY);
+	c0 = counters();
+	run(out_fd, &ack, &e, 0, NULL);
+	CHECK("int giveup: a 200 ms old stack is not echoed", e.len == ack.len, "len %u", e.len);
+	c1 = counters();
+	CHECK_EQ("int giveup: echo_stale counts it", c1.echo_stale - c0.echo_stale, 1);
+	rec.updated_ns = mono_ns();
+	bpf_map_update_elem(bpf_map__fd(skel->maps.dc_int_sink), &fk, &rec, BPF_ANY);
+	run(out_fd, &ack, &e, 0, NULL);
+	CHECK_EQ("int giveup: a fresh one is", e.len, ack.len + 12);
 }
 
 /*
@@ -502,6 +592,7 @@ int main(void)
 	add_dst("10.0.0.2", 4);
 	test_roundtrip();
 	test_sampling();
+	test_giveup();
 	test_gso();
 	test_passthrough();
 	test_malformed();
