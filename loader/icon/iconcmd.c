@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "config.h"
 #include "icon/iconcmd.h"
+#include "counters.h"
 #include "pins.h"
 #include "icon.skel.h"
 
@@ -270,16 +271,12 @@ static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	if (ctx->json) {
 		jw_end_arr(&ctx->jw);
 		jw_obj(&ctx->jw, "counters");
-#define J(field, fl, prom, help) jw_u64(&ctx->jw, #field, c.field);
-		DC_ICON_COUNTERS(J)
-#undef J
+		dc_ctr_json(&ctx->jw, &dc_ctr_icon, &c, 0);
 		jw_end_obj(&ctx->jw);
 		jw_arr(&ctx->jw, "flows");
 	} else {
-		fprintf(ctx->out, "counters:");
-#define T(field, fl, prom, help) fprintf(ctx->out, " %s %llu", #field, (unsigned long long)c.field);
-		DC_ICON_COUNTERS(T)
-#undef T
+		fprintf(ctx->out, "counters: ");
+		dc_ctr_line(ctx->out, &dc_ctr_icon, &c, 0);
 		fprintf(ctx->out, "\nflows (local -> remote: n received, n sent, options, bad, cap B/s):\n");
 	}
 	while (!bpf_map_get_next_key(ffd, fprev, &fnext)) {

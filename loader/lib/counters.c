@@ -14,6 +14,8 @@
 #include "dcbpf/switch.h"
 #include "dcbpf/ethereal.h"
 #include "dcbpf/dctcp.h"
+#include "dcbpf/icon.h"
+#include "dcbpf/resqueue.h"
 #include "counters.h"
 
 #define DC_CTR_DESC(st, field, flags, prom, help) \
@@ -32,6 +34,8 @@
 #define DC_CTR_ROW_dc_eth_hcounters(f, fl, p, h) DC_CTR_DESC(dc_eth_hcounters, f, fl, p, h)
 #define DC_CTR_ROW_dc_eth_lcounters(f, fl, p, h) DC_CTR_DESC(dc_eth_lcounters, f, fl, p, h)
 #define DC_CTR_ROW_dc_dctcp_stats(f, fl, p, h) DC_CTR_DESC(dc_dctcp_stats, f, fl, p, h)
+#define DC_CTR_ROW_dc_icon_counters(f, fl, p, h) DC_CTR_DESC(dc_icon_counters, f, fl, p, h)
+#define DC_CTR_ROW_dc_resq_counters(f, fl, p, h) DC_CTR_DESC(dc_resq_counters, f, fl, p, h)
 
 DC_CTR_SET(dc_ctr_cc, dc_cc_counters, DC_CC_COUNTERS);
 DC_CTR_SET(dc_ctr_int, dc_int_counters, DC_INT_COUNTERS);
@@ -39,10 +43,12 @@ DC_CTR_SET(dc_ctr_sw, dc_sw_counters, DC_SW_COUNTERS);
 DC_CTR_SET(dc_ctr_eth_host, dc_eth_hcounters, DC_ETH_HCOUNTERS);
 DC_CTR_SET(dc_ctr_eth_leaf, dc_eth_lcounters, DC_ETH_LCOUNTERS);
 DC_CTR_SET(dc_ctr_dctcp, dc_dctcp_stats, DC_DCTCP_COUNTERS);
+DC_CTR_SET(dc_ctr_icon, dc_icon_counters, DC_ICON_COUNTERS);
+DC_CTR_SET(dc_ctr_resq, dc_resq_counters, DC_RESQ_COUNTERS);
 
 const struct dc_ctr_set *const dc_ctr_sets[] = {
 	&dc_ctr_cc, &dc_ctr_int, &dc_ctr_sw, &dc_ctr_eth_host, &dc_ctr_eth_leaf, &dc_ctr_dctcp,
-	NULL,
+	&dc_ctr_icon, &dc_ctr_resq, NULL,
 };
 
 __u64 dc_ctr_get(const struct dc_ctr *c, const void *v)

@@ -40,6 +40,8 @@ extern const struct dc_ctr_set dc_ctr_sw;	/* struct dc_sw_counters */
 extern const struct dc_ctr_set dc_ctr_eth_host;	/* struct dc_eth_hcounters */
 extern const struct dc_ctr_set dc_ctr_eth_leaf;	/* struct dc_eth_lcounters */
 extern const struct dc_ctr_set dc_ctr_dctcp;	/* struct dc_dctcp_stats */
+extern const struct dc_ctr_set dc_ctr_icon;	/* struct dc_icon_counters */
+extern const struct dc_ctr_set dc_ctr_resq;	/* struct dc_resq_counters */
 /* All of the above, NULL-terminated. */
 extern const struct dc_ctr_set *const dc_ctr_sets[];
 

@@ -23,6 +23,7 @@
 #include "bpfsys.h"
 #include "cli.h"
 #include "config.h"
+#include "counters.h"
 #include "pins.h"
 #include "resq/resqcmd.h"
 #include "resq_host.skel.h"
@@ -441,7 +442,7 @@ static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	char dir[DC_PATH_LEN * 2], b1[64], b2[64];
 	int ncpu = libbpf_num_possible_cpus(), cfd, sfd, ffd, i;
 	struct dc_flow_key fk, fnext, *fprev = NULL;
-	struct dc_resq_counters c = { 0 }, *pc;
+	struct dc_resq_counters c = { 0 };
 	struct dc_resq_cfg cfg;
 	struct dc_resq_flow f;
 	__u32 zero = 0;
@@ -463,14 +464,7 @@ static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	}
 	memset(&cfg, 0, sizeof(cfg));
 	bpf_map_lookup_elem(cfd, &zero, &cfg);
-	pc = calloc((size_t)ncpu, sizeof(*pc));
-	if (pc && !bpf_map_lookup_elem(sfd, &zero, pc))
-		for (i = 0; i < ncpu; i++) {
-#define S(field, fl, prom, help) c.field += pc[i].field;
-			DC_RESQ_COUNTERS(S)
-#undef S
-		}
-	free(pc);
+	dc_ctr_read(&dc_ctr_resq, sfd, 0, true, &c);	/* per-CPU copies summed */
 	if (ctx->json) {
 		jw_obj(&ctx->jw, NULL);
 		jw_bool(&ctx->jw, "enabled", cfg.enabled);
@@ -499,16 +493,12 @@ static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	print_links(ctx, dir);
 	if (ctx->json) {
 		jw_obj(&ctx->jw, "counters");
-#define J(field, fl, prom, help) jw_u64(&ctx->jw, #field, c.field);
-		DC_RESQ_COUNTERS(J)
-#undef J
+		dc_ctr_json(&ctx->jw, &dc_ctr_resq, &c, 0);
 		jw_end_obj(&ctx->jw);
 		jw_arr(&ctx->jw, "flows");
 	} else {
-		fprintf(ctx->out, "counters:");
-#define T(field, fl, prom, help) fprintf(ctx->out, " %s %llu", #field, (unsigned long long)c.field);
-		DC_RESQ_COUNTERS(T)
-#undef T
+		fprintf(ctx->out, "counters: ");
+		dc_ctr_line(ctx->out, &dc_ctr_resq, &c, 0);
 		fprintf(ctx->out, "\nflows (local -> remote: level, bytes sent, packets, retx, promoted, "
 			"timeouts):\n");
 	}
