@@ -63,8 +63,8 @@ out=$("${D[@]}" int dst list)
 [ "$(echo "$out" | sort)" = "$(printf '10.1.0.0/16 slots 2\n10.2.0.0/24 slots 4')" ] &&
 	t_pass "int cli: dst list as text" || t_fail "int cli: dst list as text" "$out"
 out=$("${D[@]}" int dst list --json)
-echo "$out" | jq -e 'sort_by(.prefix) == [{"prefix": "10.1.0.0/16", "slots": 2, "sample_us": 0, "sample_qlen_bytes": 0},
-	{"prefix": "10.2.0.0/24", "slots": 4, "sample_us": 0, "sample_qlen_bytes": 0}]' >/dev/null &&
+echo "$out" | jq -e 'sort_by(.prefix) == [{"prefix": "10.1.0.0/16", "slots": 2, "sample_us": 0, "sample_qlen_bytes": 0, "giveup_ms": 0},
+	{"prefix": "10.2.0.0/24", "slots": 4, "sample_us": 0, "sample_qlen_bytes": 0, "giveup_ms": 0}]' >/dev/null &&
 	t_pass "int cli: dst list --json" || t_fail "int cli: dst list --json" "$out"
 out=$("${D[@]}" --json int dst add 10.3.0.0/16 --sample-us 250 --sample-qlen-bytes 8000)
 echo "$out" | jq -e '.added == "10.3.0.0/16" and .sample_us == 250 and .sample_qlen_bytes == 8000' >/dev/null &&

@@ -227,6 +227,16 @@ static void do_hout(const struct pkt *in)
 		k.saddr[0] = t.daddr;
 		k.daddr[0] = t.saddr;
 		echo = !bpf_map_lookup_elem(fd_sink, &k, &rec) && rec.hops;
+		/* The sink echoes only a stack younger than DC_INT_ECHO_MAX_AGE_NS
+		 * (test_int_prog tests that rule): the corpus runs longer than
+		 * that, so the record is made fresh for this packet. */
+		if (echo) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			rec.updated_ns = (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+			bpf_map_update_elem(fd_sink, &k, &rec, BPF_EXIST);
+		}
 	}
 	if (!skb_run_ok(P_HOUT, fd_hout, in, &out, fd_stats, &c1, NULL))
 		return;
