@@ -489,7 +489,8 @@ int dc_sw_prio(struct __sk_buff *skb)
 	const struct dc_sw_meta *meta;
 	const struct dc_sw_cfg *cfg;
 	__u32 zero = 0, slot, prio = 0;
-	__u8 b[2];
+	__be16 w;
+	__u8 b[1];
 
 	meta = bpf_map_lookup_elem(&dc_sw_meta, &zero);
 	if (!meta || meta->nqueues <= 1)
@@ -504,9 +505,10 @@ int dc_sw_prio(struct __sk_buff *skb)
 		if (!bpf_skb_load_bytes(skb, sizeof(struct ethhdr) + 1, b, 1))
 			prio = cfg->dscp_prio[(b[0] >> 2) & 63] & DC_SW_DSCP_PRIO_MASK;
 	} else if (skb->protocol == bpf_htons(ETH_P_IPV6)) {
-		if (!bpf_skb_load_bytes(skb, sizeof(struct ethhdr), b, 2))
-			prio = cfg->dscp_prio[((b[0] << 2) | (b[1] >> 6)) & 63] &
-			       DC_SW_DSCP_PRIO_MASK;
+		/* one 16-bit word, masked last: 6.1's verifier loses the bound of
+		 * an OR of two shifted bytes and refuses the index */
+		if (!bpf_skb_load_bytes(skb, sizeof(struct ethhdr), &w, sizeof(w)))
+			prio = cfg->dscp_prio[(bpf_ntohs(w) >> 6) & 63] & DC_SW_DSCP_PRIO_MASK;
 	}
 	skb->priority = dc_queue_classid(dc_queue_of_prio(prio, meta->nqueues));
 	return DC_TC_NEXT;
