@@ -85,8 +85,12 @@ tput() { # FROM b TO a for 1 s; prints "foreign-delta sink-delta"
 }
 # Every segment b sent carries INT and crosses a's ingress: both programs
 # run on it (the counter counts the packet, dcbpf's sink strips the option).
+# at least MINPK segments in the second: under emulation (DCBPF_VM=1) a
+# second of iperf3 carries a few dozen
+MINPK=100
+[ "${DCBPF_VM:-0}" = 1 ] && MINPK=20
 read -r fg sk < <(tput)
-if [ "$sk" -gt 100 ] && [ "$fg" -ge "$sk" ]; then
+if [ "$sk" -gt "$MINPK" ] && [ "$fg" -ge "$sk" ]; then
 	t_pass "coexist: both see a's ingress, dcbpf by netlink (foreign $fg packets, INT sink $sk)"
 else
 	t_fail "coexist: both see a's ingress, dcbpf by netlink" "foreign $fg (prog $fgid map $fgmap), sink_stripped $sk"
@@ -109,11 +113,15 @@ t_check "coexist: INT host programs on a re-attached (tcx where the kernel has i
 	bash -c "'${D[0]}' --pin-dir '$DCBPFD_PIN' int detach --netns '$A' '$AD' && '${D[0]}' --pin-dir '$DCBPFD_PIN' int attach --netns '$A' '$AD'"
 if [ "$(tc -n "$A" -j filter show dev "$AD" ingress | jq '[.[] | select(.options.prog.name? // "" | startswith("dc_"))] | length')" = 0 ]; then
 	read -r fg sk < <(tput)
-	[ "$sk" -gt 100 ] && [ "$fg" = 0 ] &&
+	[ "$sk" -gt "$MINPK" ] && [ "$fg" = 0 ] &&
 		t_pass "coexist: behind dcbpf's tcx program a cls_bpf filter sees nothing (foreign $fg, INT sink $sk)" ||
 		t_fail "coexist: behind dcbpf's tcx program a cls_bpf filter sees nothing" "foreign $fg, sink $sk"
 else
-	t_skip "coexist: tcx ordering" "no tcx in this kernel: dcbpf attached by netlink"
+	# no tcx (6.1): dcbpf is back on a cls_bpf filter, the foreign one keeps its place
+	read -r fg sk < <(tput)
+	[ "$sk" -gt "$MINPK" ] && [ "$fg" -ge "$sk" ] &&
+		t_pass "coexist: no tcx here: re-attached by netlink, the foreign filter still sees every packet (foreign $fg, INT sink $sk)" ||
+		t_fail "coexist: no tcx here: the foreign filter still sees every packet" "foreign $fg, sink $sk"
 fi
 
 # --- XDP: one program per interface, no dispatcher: refuse, keep theirs ---

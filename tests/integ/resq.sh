@@ -38,8 +38,14 @@ t_cleanup cleanup
 command -v tshark >/dev/null || { t_skip "resq live" "no tshark (make deps-test)"; exit 0; }
 D=("$C" --pin-dir "$PIN")
 if [ "$("${D[@]}" --json status | jq -r '.features.tcx.present')" != true ]; then
-	# Nothing of this file runs there: the refusal is tests/loader/resq_cli.sh's.
-	echo "# resq live: no tcx links on $(uname -r); resq_cli.sh checks the refused attach"
+	# The tagger needs tcx links: here the live attach is refused, named, and
+	# leaves nothing (tests/loader/resq_cli.sh checks the same on its own set-up).
+	ip netns add "$A" && ip -n "$A" link add va type veth peer name vb && ip -n "$A" link set va up ||
+		{ t_fail "resq live: namespace" "ip failed"; exit 1; }
+	out=$("${D[@]}" resq attach --netns "$A" --dev va 2>&1) && rc=0 || rc=$?
+	[ "$rc" = 1 ] && grep -q "no tcx links" <<<"$out" && [ ! -e "$PIN/resq" ] &&
+		t_pass "resq live: no tcx links on $(uname -r): attach refused with the reason, nothing pinned" ||
+		t_fail "resq live: no tcx links: attach refused" "rc $rc: $out; $(ls -R "$PIN" 2>&1 | tr '\n' ' ')"
 	exit 0
 fi
 tmp=$(t_mktmp resq-live) || exit 1
