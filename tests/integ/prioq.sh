@@ -176,14 +176,20 @@ fi
 # Tolerance as for the port tracker (tests/integ/admit.sh): 64 KB per
 # sample (the two reads are tens of ms apart), means within 10 % (runs on a
 # loaded host read the leaf 1-10 % low: docs/admission.md).
-read -r n within big mt mq hi_ok <<<"$(awk '{ n++; d = $1 - $3; if (d < 0) d = -d; if (d <= 65536) w++;
-	if ($1 > 100000) big++; st += $3; sq += $1; if ($2 <= 3028 && $4 <= 3028) h++ }
+# The high queue stays near empty: 2 packets on the host; under emulation a
+# skipped tracer run can leave its record stale by a few packets until its
+# next event (one 6.1 run: 5390 B in every sample, tc 0), so there the
+# tracker's own 64 KB tolerance applies.
+HI_MAX=3028
+[ "${DCBPF_VM:-0}" = 1 ] && HI_MAX=65536
+read -r n within big mt mq hi_ok <<<"$(awk -v hm="$HI_MAX" '{ n++; d = $1 - $3; if (d < 0) d = -d; if (d <= 65536) w++;
+	if ($1 > 100000) big++; st += $3; sq += $1; if ($2 <= 3028 && $4 <= hm) h++ }
 	END { printf "%d %d %d %d %d %d\n", n, w, big, n ? st / n : 0, n ? sq / n : 0, h }' "$LOG/track.txt")"
 BIG_MIN=$((n * 8 / 10)) MEAN_TOL=$((mq / 10 + 1514))
 [ "${DCBPF_VM:-0}" = 1 ] && BIG_MIN=0 MEAN_TOL=65536	# a queue in bursts: each sample still within 64 KB
 if [ "$n" -ge 10 ] && [ "$big" -ge "$BIG_MIN" ] && [ "$within" -ge $((n * 8 / 10)) ] &&
 	[ $((mt > mq ? mt - mq : mq - mt)) -le "$MEAN_TOL" ] && [ "$hi_ok" -ge $((n * 8 / 10)) ]; then
-	t_pass "prioq: tracked queue 0 follows leaf 1:1 ($within of $n within 64 KB, mean $mt vs $mq B); queue 1 and leaf 1:2 stay near empty ($hi_ok of $n ≤ 2 packets)"
+	t_pass "prioq: tracked queue 0 follows leaf 1:1 ($within of $n within 64 KB, mean $mt vs $mq B); queue 1 and leaf 1:2 stay near empty ($hi_ok of $n ≤ $HI_MAX B)"
 else
 	t_fail "prioq: tracked queues follow the HTB leaves" "$n samples, $big above 100 kB, $within within 64 KB, mean $mt vs $mq, high ≤ 2 pkts in $hi_ok (log $LOG/track.txt)"
 fi
