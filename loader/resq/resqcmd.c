@@ -440,7 +440,7 @@ static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
 {
 	const struct resq_ns_args *a = ctx->opts;
 	char dir[DC_PATH_LEN * 2], b1[64], b2[64];
-	int ncpu = libbpf_num_possible_cpus(), cfd, sfd, ffd, i;
+	int cfd, sfd, ffd, i, rc;
 	struct dc_flow_key fk, fnext, *fprev = NULL;
 	struct dc_resq_counters c = { 0 };
 	struct dc_resq_cfg cfg;
@@ -456,15 +456,20 @@ static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
 		return ctx->err.code;
 	sfd = open_map(ctx, dir, "dc_resq_stats");
 	ffd = sfd < 0 ? -1 : open_map(ctx, dir, "dc_resq_flows");
-	if (sfd < 0 || ffd < 0 || ncpu <= 0) {
+	/* per-CPU copies summed; the CPU count is dc_ctr_read's to find */
+	rc = sfd < 0 || ffd < 0 ? ctx->err.code : dc_ctr_read(&dc_ctr_resq, sfd, 0, true, &c);
+	if (rc) {
+		if (rc < 0)
+			dc_fail(ctx, EXIT_ERR, "dc_resq_stats: %s", strerror(-rc));
 		close(cfd);
 		if (sfd >= 0)
 			close(sfd);
-		return ctx->err.code ? ctx->err.code : dc_fail(ctx, EXIT_ERR, "cannot count CPUs");
+		if (ffd >= 0)
+			close(ffd);
+		return ctx->err.code;
 	}
 	memset(&cfg, 0, sizeof(cfg));
 	bpf_map_lookup_elem(cfd, &zero, &cfg);
-	dc_ctr_read(&dc_ctr_resq, sfd, 0, true, &c);	/* per-CPU copies summed */
 	if (ctx->json) {
 		jw_obj(&ctx->jw, NULL);
 		jw_bool(&ctx->jw, "enabled", cfg.enabled);
