@@ -262,4 +262,97 @@ DC_INLINE __u32 dc_rd_sched_key(__u32 buf, __u32 slot)
 	return (buf & 1) * DC_RD_SLOTS_MAX + (slot % DC_RD_SLOTS_MAX);
 }
 
+/* ---- the circuit switch (bpf/rdcn.bpf.c, the "referee") -----------------
+ * A rotor switch is bufferless and forwards input port i to output port
+ * σ_slot(i) only while its circuits are up (Ch. 7 §7.3; §2.4's day and
+ * night).  The fabric's circuit-switch namespace holds every uplink's
+ * port: ToR i's uplink u arrives at port (i, u).  A frame entering port
+ * (i, u) for ToR j goes out at port (j, u) iff peer[u][i] = j in the live
+ * slot and it is day; anything else is dropped and counted by reason, so
+ * the counters measure the timing error of whatever sends into the fabric.
+ * The destination ToR is the frame's next hop, read from its destination
+ * MAC (the ToR's uplink address), not from its IP address: a packet
+ * relayed through an intermediate ToR (VLB, Mars' multi-hop routes) needs
+ * the circuit to that intermediate ToR only.
+ */
+
+/* A port of the circuit switch: (ToR, uplink) -> index tor x DC_RD_UP_MAX + up. */
+#define DC_RD_PORTS	(DC_RD_TORS_MAX * DC_RD_UP_MAX)
+
+DC_INLINE __u32 dc_rd_port_key(__u32 tor, __u32 up)
+{
+	return (tor % DC_RD_TORS_MAX) * DC_RD_UP_MAX + (up % DC_RD_UP_MAX);
+}
+
+/* What the referee does with one frame; every value but PASS is a drop
+ * reason with its own counter (struct dc_rd_pcnt). */
+enum dc_rd_verdict {
+	DC_RD_V_PASS = 0,	/* day, pair matched: out to the destination ToR's port */
+	DC_RD_V_NOSCHED,	/* no schedule live (before the first flip's instant) */
+	DC_RD_V_NIGHT,		/* the circuits are being reconfigured */
+	DC_RD_V_UNMATCHED,	/* this uplink does not connect the pair in this slot */
+	DC_RD_V_NODEST,		/* the next hop is no ToR of the live fabric (or the sender) */
+	DC_RD_V_SHORT,		/* shorter than an Ethernet header: no destination to read */
+};
+
+/*
+ * The decision for a frame from ToR `from` on uplink `up` to ToR `to`.
+ * where: dc_rd_where's answer for now under c; s: the live slot's
+ * matchings (read only during the day; NULL otherwise is fine).  Pure:
+ * the BPF program and the host tests call it alike.
+ */
+DC_INLINE int dc_rd_judge(int where, const struct dc_rd_cfg *c, const struct dc_rd_slot *s, __u32 up,
+			  __u32 from, __u32 to)
+{
+	if (where < 0)
+		return DC_RD_V_NOSCHED;
+	if (from >= c->ntors || to >= c->ntors || from == to || from >= DC_RD_TORS_MAX)
+		return DC_RD_V_NODEST;
+	if (where == 0)
+		return DC_RD_V_NIGHT;
+	if (!s || up >= c->nup || up >= DC_RD_UP_MAX || s->peer[up][from] != to)
+		return DC_RD_V_UNMATCHED;
+	return DC_RD_V_PASS;
+}
+
+/* Counters of one port of the circuit switch (dc_rd_pcnt): what came in
+ * at it, where it went, and what left by it as a destination. */
+#define DC_RD_PORT_COUNTERS(X)                                                                \
+	X(rx_pkts, 0, "", "Frames that entered the circuit switch at this port.")            \
+	X(pass_pkts, 0, "", "Frames of this port sent on over a matched circuit.")           \
+	X(pass_bytes, 0, "", "Bytes of those frames.")                                        \
+	X(out_pkts, 0, "", "Frames that left by this port (it was their destination).")     \
+	X(drop_nosched, 0, "", "Dropped: no schedule live yet.")                              \
+	X(drop_night, 0, "", "Dropped: the circuits were being reconfigured.")                \
+	X(drop_unmatched, 0, "", "Dropped: the pair was not matched on this uplink now.")     \
+	X(drop_nodest, 0, "", "Dropped: the next hop is not a ToR of the fabric.")            \
+	X(drop_short, 0, "", "Dropped: shorter than an Ethernet header.")
+
+#define DC_RD_PCNT_FIELD(field, flags, prom, help) __u64 field;
+struct dc_rd_pcnt {
+	DC_RD_PORT_COUNTERS(DC_RD_PCNT_FIELD)
+};
+
+/* ifindex of the circuit switch -> the port it is (dc_rd_port). */
+struct dc_rd_port {
+	__u16 tor;
+	__u16 up;
+};
+
+/* A ToR's uplink MAC -> that ToR (dc_rd_mac); the key is padded to 8. */
+struct dc_rd_mac_key {
+	__u8 addr[6];
+	__u16 pad;
+};
+
+struct dc_rd_dst {
+	__u32 tor;
+};
+
+/* port key -> the interface frames for that port leave by (dc_rd_out);
+ * 0: no such port. */
+struct dc_rd_out {
+	__u32 ifindex;
+};
+
 #endif

@@ -71,7 +71,9 @@ static int dump_has(const char *pin, const char *field)
 
 int main(void)
 {
-	static const char *const maps[] = { "dc_rd_cfg", "dc_rd_sched", "dc_rd_flip" };
+	/* the object pins every map of maps/rdcn.h, the switch's ports too */
+	static const char *const maps[] = { "dc_rd_cfg", "dc_rd_sched", "dc_rd_flip", "dc_rd_port",
+					    "dc_rd_mac", "dc_rd_out", "dc_rd_pcnt" };
 	static struct dc_rs rr, mars;
 	struct rd_sched_bpf *skel = NULL;
 	struct dc_rd_store st = { 0 };
