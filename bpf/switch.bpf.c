@@ -19,6 +19,7 @@
 
 #include "dcbpf/admit.h"
 #include "dcbpf/int.h"
+#include "dcbpf/resqueue.h"
 #include "maps/switch.h"
 #include "lib/count.h"
 
@@ -211,6 +212,12 @@ static __noinline int dc_route(struct xdp_md *ctx, struct iphdr *iph, struct ipv
 }
 
 #include "lib/sw_cred.h"
+#include "lib/sw_sly.h"
+
+/* dscp's bit above the six of the DSCP: Slytherin's high queue (read
+ * when dc_sw_cfg.prio_mode says so; no room in the frame for another
+ * variable). */
+#define DC_SLY_DSCP_HIGH 0x40
 
 /* One record to dc_sw_events; counted in ev_lost when the ring is full
  * (no reader keeping up). */
@@ -292,6 +299,8 @@ int dc_sw_admit(struct xdp_md *ctx)
 		if ((void *)(iph + 1) > data_end || iph->ihl < 5 || iph->version != 4)
 			goto other;
 		dscp = iph->tos >> 2;
+		if (dc_sly_xdp4(iph, data_end))
+			dscp |= DC_SLY_DSCP_HIGH;
 		rk.daddr[2] = bpf_htonl(0xffff);
 		rk.daddr[3] = iph->daddr;
 		/* Ethereal's tag (P of our option, first in the options, the
@@ -309,6 +318,8 @@ int dc_sw_admit(struct xdp_md *ctx)
 		if ((void *)(ip6 + 1) > data_end)
 			goto other;
 		dscp = (__u8)((ip6->priority << 2) | (ip6->flow_lbl[0] >> 6));
+		if (dc_sly_xdp6(ip6, data_end))
+			dscp |= DC_SLY_DSCP_HIGH;
 		__builtin_memcpy(rk.daddr, &ip6->daddr, sizeof(rk.daddr));
 	} else {
 		goto other;
@@ -341,6 +352,10 @@ int dc_sw_admit(struct xdp_md *ctx)
 	d = cfg->dscp_prio[d];
 	prio = d & DC_SW_DSCP_PRIO_MASK;
 	first_rtt = d & DC_SW_DSCP_FIRST_RTT;
+	/* Slytherin: the queue from CE and the ACK rule, not the DSCP (the
+	 * first-RTT mark still comes from it) */
+	if (cfg->prio_mode == DC_SW_PM_SLYTHERIN)
+		prio = dscp & DC_SLY_DSCP_HIGH ? DC_SW_SLY_PRIO_HIGH : 0;
 	alg = cfg->alg;
 	in.q = port->qlen_bytes;
 	in.gamma_q16 = port->gamma_q16;
@@ -396,6 +411,13 @@ int dc_sw_admit(struct xdp_md *ctx)
 		co.now = in.q == port->qlen_bytes ? port->last_ns : now;
 		v = (enum dc_verdict)dc_sb_path(&co);
 		thresh = co.thresh;
+	} else if (d != DC_QREC_NONE && cfg->prio_mode == DC_SW_PM_RESQUEUE &&
+		   (d & (DC_SW_QUEUES_MAX - 1)) == meta->nqueues - 1) {
+		/* ResQueue's level 1, the top queue: its own buffer, not the
+		 * shared one (include/dcbpf/resqueue.h) */
+		thresh = cfg->resq_reserved_bytes;
+		v = dc_resq_reserved_fits(in.q, in.len, cfg->resq_reserved_bytes) ? DC_V_ADMIT :
+										      DC_V_DROP_FULL;
 	} else {
 		v = dc_adm_decide(alg, &in, &thresh);
 	}
@@ -435,7 +457,10 @@ int dc_sw_admit(struct xdp_md *ctx)
 	}
 	DC_CTR_ADD(dc_sw_cnt, cnt, admit_pkts, 1);
 	DC_CTR_ADD(dc_sw_cnt, cnt, admit_bytes, in.len);
-	if (iph && dc_ecn_mark(in.q, in.len, cfg->ecn_k_bytes) && dc_mark_ce(iph))
+	/* not under Slytherin: its mark is dc_sw_prio's, after the queue is
+	 * chosen on the ECN field as received */
+	if (iph && cfg->prio_mode != DC_SW_PM_SLYTHERIN &&
+	    dc_ecn_mark(in.q, in.len, cfg->ecn_k_bytes) && dc_mark_ce(iph))
 		DC_CTR_ADD(dc_sw_cnt, cnt, ecn_marked_pkts, 1);
 	return XDP_PASS;
 other:
@@ -478,7 +503,8 @@ int BPF_PROG(dc_sw_q_deq, struct Qdisc *q, const struct netdev_queue *txq, int p
  * Runs when: a packet is about to enter the port's root HTB, after the
  * kernel forwarded it.  Puts it in the HTB leaf of its priority's queue by
  * setting skb->priority to the leaf's class id (admit.h dc_queue_of_prio,
- * the same DSCP → priority table the XDP admission used).  Not at TC
+ * the same DSCP → priority table the XDP admission used; in Slytherin
+ * mode the same classification as XDP's, then this hop's ECN mark).  Not at TC
  * ingress: IPv4 forwarding rewrites skb->priority from the TOS
  * (ip_forward: rt_tos2priority), so only egress keeps what it writes.
  * Other programs on the hook still run (DC_TC_NEXT).
@@ -499,6 +525,10 @@ int dc_sw_prio(struct __sk_buff *skb)
 	cfg = bpf_map_lookup_elem(&dc_sw_cfg, &slot);
 	if (!cfg)
 		return DC_TC_NEXT;
+	if (cfg->prio_mode == DC_SW_PM_SLYTHERIN) {
+		prio = dc_sly_egress(skb, cfg);
+		goto out;
+	}
 	/* DSCP: IPv4 TOS byte, or IPv6's traffic class across bytes 0-1.
 	 * Anything else (ARP, …) stays in queue 0 with priority 0. */
 	if (skb->protocol == bpf_htons(ETH_P_IP)) {
@@ -510,6 +540,7 @@ int dc_sw_prio(struct __sk_buff *skb)
 		if (!bpf_skb_load_bytes(skb, sizeof(struct ethhdr), &w, sizeof(w)))
 			prio = cfg->dscp_prio[(bpf_ntohs(w) >> 6) & 63] & DC_SW_DSCP_PRIO_MASK;
 	}
+out:
 	skb->priority = dc_queue_classid(dc_queue_of_prio(prio, meta->nqueues));
 	return DC_TC_NEXT;
 }

@@ -268,4 +268,17 @@ struct dc_resq_counters {
 	DC_RESQ_COUNTERS(DC_CTR_FIELD)
 };
 
+/*
+ * The switch's reserved level (level 1, its port's highest queue): its
+ * own buffer of reserved_bytes per port, apart from the shared one
+ * (§4.3: "we reserve the first queue for those retransmitted packets
+ * that belong to short flows (the size of this queue is 20KB in our
+ * experiments)").  A packet joins it if the queue, this packet included,
+ * stays within that buffer, whatever the shared buffer holds.
+ */
+DC_INLINE bool dc_resq_reserved_fits(__u64 q_bytes, __u32 len, __u32 reserved_bytes)
+{
+	return q_bytes + len <= reserved_bytes;
+}
+
 #endif

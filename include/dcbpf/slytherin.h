@@ -115,4 +115,19 @@ DC_INLINE enum dc_sly_queue dc_sly_hop(const struct dc_sly_pkt *p, __u64 backlog
 	return q;
 }
 
+/*
+ * TCP payload of a segment: the IP payload (IPv4 total length − header,
+ * or IPv6 payload length) less the TCP header (data offset, 32-bit
+ * words).  A header longer than what carries it is malformed: returned
+ * as payload (UINT32_MAX), so such a packet is data, never "control".
+ */
+DC_INLINE __u32 dc_sly_tcp_payload(__u32 ip_payload_bytes, __u32 doff_words)
+{
+	__u32 th = doff_words * 4;
+
+	if (doff_words < 5 || th > ip_payload_bytes)
+		return 0xffffffffU;
+	return ip_payload_bytes - th;
+}
+
 #endif

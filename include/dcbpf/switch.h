@@ -107,7 +107,30 @@ struct dc_sw_cfg {
 	__u8 tag_port[DC_SW_TAGS];	/* Ethereal path tag T → 1 + uplink port; 0 = FIB */
 	struct dc_sb_params sb;		/* SmartBuf (include/dcbpf/smartbuf.h); 0 = default */
 	struct dc_edt_params edt;	/* EDT (include/dcbpf/edt.h); 0 = default */
+	__u32 prio_mode;		/* enum dc_sw_prio_mode: how a packet picks its queue */
+	__u32 sly_k_q16;		/* slytherin: mark at K = this fraction of B (Q16) */
+	__u32 resq_reserved_bytes;	/* resqueue: the top queue's own buffer, per port */
 };
+
+/*
+ * How a packet's queue is chosen on a switch with queues (dc_sw_cfg.prio_mode,
+ * docs/admission.md "Classification modes").  Append only.
+ *   DSCP      priority = dscp_prio[DSCP], queue min(priority, N − 1).
+ *   SLYTHERIN include/dcbpf/slytherin.h: CE as received or a payload-less
+ *             ACK/SYN/FIN → priority DC_SW_SLY_PRIO_HIGH (the top queue),
+ *             else priority 0 (queue 0); then CE on ECT packets when the
+ *             port's backlog reaches K = sly_k_q16 · B (at TC egress).
+ *   RESQUEUE  the DSCP map, and the top queue (ResQueue's level 1) is
+ *             admitted against its own resq_reserved_bytes per port
+ *             instead of the algorithm (include/dcbpf/resqueue.h).
+ */
+enum dc_sw_prio_mode {
+	DC_SW_PM_DSCP = 0,
+	DC_SW_PM_SLYTHERIN = 1,
+	DC_SW_PM_RESQUEUE = 2,
+	DC_SW_PM_MAX
+};
+#define DC_SW_SLY_PRIO_HIGH (DC_SW_PRIOS - 1)	/* lands in the top queue for any N */
 
 /* How Credence's and FollowLQD's virtual queues T_i drain (dc_sw_cfg.cred_drain,
  * include/dcbpf/vlqd.h, docs/admission.md "Drain rule").  Append only. */
