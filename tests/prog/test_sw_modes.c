@@ -39,9 +39,23 @@ static __u64 mono_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
-/* Port 1: queues 0 and 1 hold q0 and q1 bytes, the port and Q their sum. */
+static __u64 st_q0, st_q1;
+
+/* Port 1: queues 0 and 1 hold q0 and q1 bytes, the port and Q their sum,
+ * written fresh (last_ns = now) again right before every run: a record
+ * older than 5 ms is drained by the staleness guard, and a run under
+ * emulation can come that late after the previous one. */
+static void state_now(void);
 static void state(__u64 q0, __u64 q1)
 {
+	st_q0 = q0;
+	st_q1 = q1;
+	state_now();
+}
+
+static void state_now(void)
+{
+	__u64 q0 = st_q0, q1 = st_q1;
 	struct dc_sw_queue r;
 	__u32 key;
 
@@ -149,6 +163,7 @@ static __u32 tc_leaf(bool v6, __u8 tos, int flags, __u32 payload)
 		    .ctx_size_in = sizeof(ctx), .ctx_out = &o2, .ctx_size_out = sizeof(o2));
 
 	memset(out, 0, sizeof(out));
+	state_now();
 	if (bpf_prog_test_run_opts(bpf_program__fd(f.skel->progs.dc_sw_prio), &o))
 		return 0;
 	return (o2.priority >> 16) == 1 ? o2.priority & 0xffff : 0;
@@ -165,6 +180,7 @@ static int xdp_verdict(__u8 tos, int flags, __u32 payload)
 	unsigned char in[MAXP];
 	size_t len = pkt(in, false, tos, flags, payload);
 
+	state_now();
 	return swfix_run(&f, in, len, out, 1, NULL);
 }
 
