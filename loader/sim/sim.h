@@ -105,6 +105,14 @@ struct dc_sim_result {
 	/* Credence: predictions consulted, and how they compare with LQD's
 	 * fate of the packet (positive = "drop"; oracle predictor only). */
 	__u64 pred_asked, pred_tp, pred_fp, pred_tn, pred_fn;
+	/* Incast queries of a generated workload (dc_sim_query_stats): those
+	 * with at least one response packet, and those none of whose packets
+	 * was dropped or pushed out.  Open loop, a lost packet is never sent
+	 * again: a query that loses one is a query a transport would finish
+	 * only after a retransmission timeout (Credence, NSDI'24, §4: the
+	 * 95-percentile completion of incast flows is its burst-absorption
+	 * metric). */
+	__u64 incast_queries, incast_whole;
 	double seconds;				/* wall time of the run */
 	double decisions_per_s;			/* arrivals / seconds */
 	struct dc_sim_port_res port[DC_SIM_PORTS_MAX];
@@ -150,10 +158,19 @@ struct dc_sim_workload {
 };
 
 void dc_sim_workload_defaults(struct dc_sim_workload *w);
+/* Count r->incast_queries and r->incast_whole from each arrival's query
+ * number (query[k], 0 = background) and its fate (dc_sim_run_ex).
+ * 0, or EXIT_ERR out of memory. */
+int dc_sim_query_stats(const __u32 *query, const __u8 *fate, size_t n, struct dc_sim_result *r,
+		       struct dc_err *err);
 /* The arrivals of a generated workload (malloc'd).  0, or the exit code
  * with err: EXIT_USAGE for a workload it cannot make, EXIT_ERR out of memory. */
 int dc_sim_generate(const struct dc_sim_cfg *c, const struct dc_sim_workload *w,
 		    struct dc_sim_arrival **out, size_t *n, struct dc_err *err);
+/* The same arrivals and, in *query (malloc'd), each one's incast query
+ * number: 1, 2, ... in the order the queries were made, 0 for web search. */
+int dc_sim_generate_q(const struct dc_sim_cfg *c, const struct dc_sim_workload *w,
+		      struct dc_sim_arrival **out, size_t *n, __u32 **query, struct dc_err *err);
 /* CSV whose header names its columns, in any order: timeslot or time_ns
  * (slot = time_ns / slot_ns), port, priority, bytes, optional first_rtt
  * (docs/admission.md, "Trace replay"), or a binary trace (below).  0, or

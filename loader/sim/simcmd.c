@@ -220,6 +220,8 @@ int dc_sim_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	struct dc_sim_result *res = NULL;
 	struct dc_sim_trace tr = { 0 };
 	struct dc_rf_model *model = NULL;
+	__u32 *query = NULL;
+	__u8 *fate = NULL;
 	unsigned int nr = 0, k;
 	int rc;
 
@@ -246,8 +248,10 @@ int dc_sim_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	}
 	if (!o->write_trace && o->write_format)
 		return dc_fail(ctx, EXIT_USAGE, "--write-format goes with --write-trace FILE");
+	/* A generated workload knows each packet's incast query: the runs
+	 * then keep fates and count the queries that lost nothing. */
 	rc = o->sim.trace ? dc_sim_trace_load(o->sim.trace, cfg.slot_ns, &tr, &ctx->err) :
-			    dc_sim_generate(&cfg, &wl, &tr.a, &tr.n, &ctx->err);
+			    dc_sim_generate_q(&cfg, &wl, &tr.a, &tr.n, &query, &ctx->err);
 	if (rc)
 		goto out;
 	if (o->write_trace) {
@@ -257,7 +261,9 @@ int dc_sim_cmd(struct dc_ctx *ctx, int argc, char **argv)
 			goto out;
 	}
 	res = calloc(DC_ALG_MAX, sizeof(*res));
-	if (!res) {
+	if (query)
+		fate = malloc(tr.n ? tr.n : 1);
+	if (!res || (query && !fate)) {
 		rc = dc_fail(ctx, EXIT_ERR, "out of memory");
 		goto out;
 	}
@@ -266,7 +272,10 @@ int dc_sim_cmd(struct dc_ctx *ctx, int argc, char **argv)
 			continue;
 		cfgs[nr] = cfg;
 		cfgs[nr].alg = k;
-		rc = dc_sim_run(&cfgs[nr], tr.a, tr.n, o->sim.trace ? 0 : wl.slots, &res[nr], &ctx->err);
+		rc = dc_sim_run_ex(&cfgs[nr], tr.a, tr.n, o->sim.trace ? 0 : wl.slots, &res[nr], NULL,
+				   fate, &ctx->err);
+		if (!rc && fate)
+			rc = dc_sim_query_stats(query, fate, tr.n, &res[nr], &ctx->err);
 		if (rc)
 			goto out;
 		nr++;
@@ -280,6 +289,8 @@ int dc_sim_cmd(struct dc_ctx *ctx, int argc, char **argv)
 out:
 	free(model);
 	free(res);
+	free(query);
+	free(fate);
 	dc_sim_trace_release(&tr);
 	return rc;
 }

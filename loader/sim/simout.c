@@ -110,6 +110,8 @@ void dc_sim_print_json(struct jw *j, const struct dc_sim_cfg *cfgs, const struct
 		jw_u64(j, "occ_max", r->occ_max);
 		dc_sim_jw_num(j, "p0_loss_pct", "%.3f", loss_pct(r, 0));
 		dc_sim_jw_num(j, "p1_loss_pct", "%.3f", loss_pct(r, 1));
+		jw_u64(j, "incast_queries", r->incast_queries);
+		jw_u64(j, "incast_whole", r->incast_whole);
 		jw_u64(j, "pred_asked", r->pred_asked);
 		jw_u64(j, "pred_tp", r->pred_tp);
 		jw_u64(j, "pred_fp", r->pred_fp);

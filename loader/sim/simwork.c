@@ -70,6 +70,7 @@ static double websearch_mean_bytes(void)
 /* A flow waiting at (or being sent by) an input port. */
 struct flow {
 	__u32 dst, left, sent, last_bytes, prio;
+	__u32 query;		/* incast query number (1-based), 0 for background */
 };
 
 #define FLOWQ 256
@@ -79,7 +80,8 @@ struct input {
 	__u32 head[2], cnt[2];
 };
 
-static void flow_add(struct input *in, int cls, __u32 dst, __u64 bytes, __u32 mtu, __u32 prio)
+static void flow_add(struct input *in, int cls, __u32 dst, __u64 bytes, __u32 mtu, __u32 prio,
+		     __u32 query)
 {
 	struct flow *f;
 
@@ -95,17 +97,25 @@ static void flow_add(struct input *in, int cls, __u32 dst, __u64 bytes, __u32 mt
 		f->last_bytes = mtu;
 	f->sent = 0;
 	f->prio = prio;
+	f->query = query;
 	in->cnt[cls]++;
 }
 
 int dc_sim_generate(const struct dc_sim_cfg *c, const struct dc_sim_workload *w,
 		    struct dc_sim_arrival **out, size_t *n, struct dc_err *err)
 {
+	return dc_sim_generate_q(c, w, out, n, NULL, err);
+}
+
+int dc_sim_generate_q(const struct dc_sim_cfg *c, const struct dc_sim_workload *w,
+		      struct dc_sim_arrival **out, size_t *n, __u32 **query, struct dc_err *err)
+{
 	const bool unit = c->mode == DC_SIM_UNIT;
 	const __u32 N = c->nports, mtu = unit ? 1 : w->mtu;
 	bool bg = !strcmp(w->kind, "websearch") || !strcmp(w->kind, "mix");
 	bool ic = !strcmp(w->kind, "incast") || !strcmp(w->kind, "mix");
 	struct dc_sim_arrival *a;
+	__u32 *qid = NULL, nquery = 0;
 	struct input *in;
 	double p_flow, p_query, burst;
 	size_t cap, cnt = 0;
@@ -123,9 +133,12 @@ int dc_sim_generate(const struct dc_sim_cfg *c, const struct dc_sim_workload *w,
 	in = calloc(N, sizeof(*in));
 	cap = (size_t)w->slots * N;
 	a = malloc(cap * sizeof(*a));
-	if (!in || !a) {
+	if (query)
+		qid = malloc(cap * sizeof(*qid));
+	if (!in || !a || (query && !qid)) {
 		free(in);
 		free(a);
+		free(qid);
 		return dc_err_set(err, EXIT_ERR, "out of memory for %llu slots × %u ports",
 				  (unsigned long long)w->slots, N);
 	}
@@ -145,11 +158,13 @@ int dc_sim_generate(const struct dc_sim_cfg *c, const struct dc_sim_workload *w,
 				double b = websearch_bytes(&s);
 
 				flow_add(&in[i], 1, (__u32)(dc_rand_next(&s) % N),
-					 unit ? (__u64)(b / 1460.0) + 1 : (__u64)b + 1, mtu, 0);
+					 unit ? (__u64)(b / 1460.0) + 1 : (__u64)b + 1, mtu, 0, 0);
 			}
 		}
 		if (ic && dc_rand_unit(&s) < p_query) {
 			__u32 dst = (__u32)(dc_rand_next(&s) % N), first = (__u32)(dc_rand_next(&s) % N);
+
+			nquery++;
 
 			for (k = 0, j = 0; k < nsend && j < N; j++) {
 				__u32 src = (first + j) % N;
@@ -157,7 +172,7 @@ int dc_sim_generate(const struct dc_sim_cfg *c, const struct dc_sim_workload *w,
 				if (src == dst)
 					continue;
 				flow_add(&in[src], 0, dst, (__u64)(burst + 0.5) ? (__u64)(burst + 0.5) : 1,
-					 mtu, w->incast_prio);
+					 mtu, w->incast_prio, nquery);
 				k++;
 			}
 		}
@@ -169,6 +184,8 @@ int dc_sim_generate(const struct dc_sim_cfg *c, const struct dc_sim_workload *w,
 			if (cls < 0)
 				continue;
 			f = &in[i].q[cls][in[i].head[cls]];
+			if (qid)
+				qid[cnt] = f->query;
 			x = &a[cnt++];
 			x->slot = (__u32)t;
 			x->port = (__u16)f->dst;
@@ -185,5 +202,34 @@ int dc_sim_generate(const struct dc_sim_cfg *c, const struct dc_sim_workload *w,
 	free(in);
 	*out = a;
 	*n = cnt;
+	if (query)
+		*query = qid;
+	return 0;
+}
+
+int dc_sim_query_stats(const __u32 *query, const __u8 *fate, size_t n, struct dc_sim_result *r,
+		       struct dc_err *err)
+{
+	__u32 max = 0;
+	__u8 *seen;	/* per query: 1 = has packets, 2 = lost one */
+	size_t k;
+
+	r->incast_queries = r->incast_whole = 0;
+	for (k = 0; k < n; k++)
+		if (query[k] > max)
+			max = query[k];
+	if (!max)
+		return 0;
+	seen = calloc((size_t)max + 1, 1);
+	if (!seen)
+		return dc_err_set(err, EXIT_ERR, "out of memory for %u incast queries", max);
+	for (k = 0; k < n; k++)
+		if (query[k])
+			seen[query[k]] |= 1 | (fate[k] ? 2 : 0);
+	for (k = 1; k <= max; k++) {
+		r->incast_queries += seen[k] ? 1 : 0;
+		r->incast_whole += seen[k] == 1 ? 1 : 0;
+	}
+	free(seen);
 	return 0;
 }

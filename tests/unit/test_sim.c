@@ -369,8 +369,93 @@ static void test_queues(void)
 		 dc_sim_run(&c, arr, narr, 1, &r, &serr), EXIT_USAGE);
 }
 
+/* Incast queries counted whole or not (dc_sim_query_stats): T-C9's burst
+ * (64 packets at 8 per slot, B = 64) is query 1 to port 0, four packets
+ * to port 1 later are query 2, and a background packet beside the burst
+ * is query 0.  LQD keeps the whole burst (64 sent, above) and pushes the
+ * background packet out; DT α = 0.5 sends 29 of the burst, so query 1
+ * loses packets and only query 2 is whole.  The generator's query numbers
+ * come with the very arrivals dc_sim_generate makes, incast responses
+ * only, numbered from 1. */
+static void test_incast_queries(void)
+{
+	static const __u32 algs[] = { DC_ALG_LQD, DC_ALG_DT };
+	static const __u64 want_whole[] = { 2, 1 };
+	static struct dc_sim_result r;
+	static __u32 qid[200];
+	static __u8 fate[200];
+	struct dc_sim_workload w;
+	struct dc_sim_arrival *a = NULL, *b = NULL;
+	__u32 *gq = NULL, maxq = 0;
+	size_t na = 0, nb = 0, k, bad = 0;
+	unsigned int i, j;
+	char name[160];
+
+	for (j = 0; j < 2; j++) {
+		struct dc_sim_cfg c = unit_cfg(algs[j], 8, 64, 0.5);
+
+		narr = 0;
+		for (i = 0; i < 64; i++) {
+			qid[narr] = 1;
+			add(i / 8, 0, 1, 1);
+		}
+		qid[narr] = 0;
+		add(7, 0, 0, 1);
+		for (i = 0; i < 4; i++) {
+			qid[narr] = 2;
+			add(100 + i, 1, 1, 1);
+		}
+		dc_sim_run_ex(&c, arr, narr, 300, &r, NULL, fate, &serr);
+		snprintf(name, sizeof(name), "sim queries: %s keeps %llu of 2 incast queries whole",
+			 dc_alg_name(algs[j]), (unsigned long long)want_whole[j]);
+		CHECK(name,
+		      dc_sim_query_stats(qid, fate, narr, &r, &serr) == 0 && r.incast_queries == 2 &&
+			      r.incast_whole == want_whole[j],
+		      "queries %llu whole %llu", (unsigned long long)r.incast_queries,
+		      (unsigned long long)r.incast_whole);
+	}
+	/* only background: nothing counted, even after a run that counted */
+	memset(qid, 0, sizeof(qid));
+	CHECK("sim queries: background only counts no query",
+	      dc_sim_query_stats(qid, fate, narr, &r, &serr) == 0 && r.incast_queries == 0 &&
+		      r.incast_whole == 0,
+	      "queries %llu whole %llu", (unsigned long long)r.incast_queries,
+	      (unsigned long long)r.incast_whole);
+
+	{
+		struct dc_sim_cfg c = unit_cfg(DC_ALG_DT, 16, 1000, 0.5);
+
+		dc_sim_workload_defaults(&w);
+		w.slots = 20000;
+		w.incast_period = 500;
+		if (dc_sim_generate(&c, &w, &a, &na, &serr) ||
+		    dc_sim_generate_q(&c, &w, &b, &nb, &gq, &serr)) {
+			CHECK("sim queries: generated", 0, "%s", serr.msg);
+			goto out;
+		}
+	}
+	for (k = 0; k < nb; k++) {
+		if (gq[k] > maxq)
+			maxq = gq[k];
+		/* incast responses (priority 1) carry a query, web search none */
+		bad += (gq[k] != 0) != (b[k].prio == 1);
+	}
+	CHECK("sim queries: the generator's arrivals are dc_sim_generate's",
+	      na == nb && !memcmp(a, b, na * sizeof(*a)), "%zu vs %zu arrivals", na, nb);
+	CHECK("sim queries: every incast response and nothing else has a query number", bad == 0,
+	      "%zu arrivals disagree", bad);
+	/* 20 000 slots, a query with probability 1/500 per slot: 40 expected */
+	CHECK("sim queries: about slots / period queries", maxq >= 20 && maxq <= 60, "%u queries",
+	      maxq);
+out:
+	free(a);
+	free(b);
+	free(gq);
+}
+
 int main(void)
 {
+	test_incast_queries();
 	test_queues();
 	test_exact_rules();
 	test_dt_steady();
