@@ -232,6 +232,13 @@ exp-ptcp-fairness: all deps-test
 exp-ptcp-websearch: all deps-test
 	BUILD=$(BUILD) OUT=$(OUT)/ptcp-websearch tests/exp/ptcp_websearch.sh
 
+# Credence against its paper (docs/results.md, "Credence: the gap to the
+# paper"): simulator only, a few minutes on one core; JSON + CSV + PNG in
+# $(OUT)/credence-gap.  SHORT=1 is the seconds-long form tests/loader runs.
+.PHONY: credence-gap
+credence-gap: all deps-test
+	BUILD=$(BUILD) OUT=$(OUT)/credence-gap tests/exp/credence_gap.sh
+
 # Ethereal results (tests/exp/ethereal-results, docs/collective.md): one
 # batch of ETH_SEEDS_PER seeds per (rate, CC) at a time under the shared
 # netns lock, then the summary, table and plot in $(OUT)/ethereal.
