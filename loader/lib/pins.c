@@ -38,6 +38,8 @@ static const char *area_name(enum dc_pin_area area)
 		return "perc";
 	case DC_PIN_RESQ:
 		return "resq";
+	case DC_PIN_RDCN:
+		return "rdcn";
 	default:
 		return "?";
 	}
@@ -61,6 +63,7 @@ int dc_pin_dir(char *buf, size_t len, const char *pin_dir, enum dc_pin_area area
 	case DC_PIN_ETH:
 	case DC_PIN_PERC:
 	case DC_PIN_RESQ:
+	case DC_PIN_RDCN:
 		if (!component_ok(ns))
 			return -EINVAL;
 		return put(buf, len, "%s/%s/%s", pin_dir, area_name(area), ns);

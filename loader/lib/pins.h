@@ -49,6 +49,7 @@ enum dc_pin_area {
 	DC_PIN_SW_INT,		/* sw/SUB/int */
 	DC_PIN_PERC,		/* perc/SUB, SUB the namespace as for DC_PIN_INT */
 	DC_PIN_RESQ,		/* resq/SUB, same rule */
+	DC_PIN_RDCN,		/* rdcn/SUB, the circuit switch's namespace, same rule */
 };
 
 /* The directory of an area under pin_dir.  0, or -EINVAL (switch name
@@ -56,7 +57,7 @@ enum dc_pin_area {
  * -ENAMETOOLONG (buf too small). */
 int dc_pin_dir(char *buf, size_t len, const char *pin_dir, enum dc_pin_area area,
 	       const char *sub);
-/* The directory of a per-namespace area (DC_PIN_INT, _ETH, _PERC, _RESQ)
+/* The directory of a per-namespace area (DC_PIN_INT, _ETH, _PERC, _RESQ, _RDCN)
  * for netns (NULL or "": our own, "host"): ifindexes and flows repeat
  * across namespaces, so each has its own maps.  0, or an error naming
  * --netns and why (EXIT_USAGE). */

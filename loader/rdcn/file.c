@@ -273,3 +273,45 @@ int dc_rs_load_demand(const char *path, double **m, __u32 *n_out, struct dc_err 
 	fclose(f);
 	return rc;
 }
+
+/* IF=TOR/UP@MAC: interface IF of the circuit switch is port (TOR, UP), and
+ * TOR's uplink on the other end sends from MAC. */
+int dc_rd_port_parse(const char *spec, struct dc_rd_portspec *p, struct dc_err *err)
+{
+	const char *eq = strchr(spec, '='), *sl, *at;
+	unsigned long tor, up;
+	unsigned int m[6], i;
+	char *end, tail;
+	size_t n;
+
+	memset(p, 0, sizeof(*p));
+	if (!eq || eq == spec)
+		return dc_err_set(err, EXIT_USAGE, "--port %s: IF=TOR/UP@MAC (e.g. c0u0=0/0@02:dc:7d:00:00:00)",
+				  spec);
+	n = (size_t)(eq - spec);
+	if (n >= sizeof(p->ifname))
+		return dc_err_set(err, EXIT_USAGE, "--port %s: interface name longer than %zu", spec,
+				  sizeof(p->ifname) - 1);
+	memcpy(p->ifname, spec, n);
+	sl = strchr(eq, '/');
+	at = strchr(eq, '@');
+	if (!sl || !at || at < sl)
+		return dc_err_set(err, EXIT_USAGE, "--port %s: IF=TOR/UP@MAC", spec);
+	errno = 0;
+	tor = strtoul(eq + 1, &end, 10);
+	if (end != sl || end == eq + 1 || errno || tor >= DC_RD_TORS_MAX)
+		return dc_err_set(err, EXIT_USAGE, "--port %s: ToR must be 0..%u", spec, DC_RD_TORS_MAX - 1);
+	up = strtoul(sl + 1, &end, 10);
+	if (end != at || end == sl + 1 || errno || up >= DC_RD_UP_MAX)
+		return dc_err_set(err, EXIT_USAGE, "--port %s: uplink must be 0..%u", spec, DC_RD_UP_MAX - 1);
+	if (strlen(at + 1) != 17 ||
+	    sscanf(at + 1, "%2x:%2x:%2x:%2x:%2x:%2x%c", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5], &tail) != 6)
+		return dc_err_set(err, EXIT_USAGE, "--port %s: MAC must be six hex bytes with ':'", spec);
+	if (m[0] & 1)
+		return dc_err_set(err, EXIT_USAGE, "--port %s: %s is a group address, not a ToR's", spec, at + 1);
+	p->tor = (__u32)tor;
+	p->up = (__u32)up;
+	for (i = 0; i < 6; i++)
+		p->mac[i] = (__u8)m[i];
+	return 0;
+}

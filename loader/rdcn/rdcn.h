@@ -147,4 +147,17 @@ int dc_rd_publish(const struct dc_rd_store *st, const struct dc_rs *s, __u64 now
 int dc_rd_store_bpf_open(struct dc_rd_store *st, const char *pin_dir, struct dc_err *err);
 void dc_rd_store_bpf_close(struct dc_rd_store *st);
 
+/* ---- the circuit switch on live interfaces (rdattach.c) -----------------
+ * `dcbpf rdcn attach|publish|detach`: the switch program (bpf/rdcn.bpf.c)
+ * on the ports of the circuit-switch namespace, pins under
+ * PIN_DIR/rdcn/NS. */
+struct dc_rd_portspec {
+	char ifname[16];	/* IFNAMSIZ */
+	__u32 tor, up;
+	__u8 mac[6];		/* the ToR's uplink address at the other end */
+};
+
+/* "IF=TOR/UP@MAC" into p; EXIT_USAGE with the reason. */
+int dc_rd_port_parse(const char *spec, struct dc_rd_portspec *p, struct dc_err *err);
+
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * `dcbpf rdcn schedule`, `rdcn check` and `rdcn bounds` (docs/rdcn.md).
+ * `dcbpf rdcn schedule`, `rdcn check` and `rdcn bounds` (docs/rdcn.md); the
+ * option tables of `rdcn attach`, `publish`, `detach` (run in rdattach.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -437,6 +438,64 @@ static int bounds_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	return 0;
 }
 
+#define AA struct dc_rd_attach_args
+static const struct dc_opt attach_opts[] = {
+	{ "port", 'p', DC_OPT_LIST, DC_FIELD(AA, ports), "IF=TOR/UP@MAC",
+	  .help = "interface IF is ToR TOR's uplink UP, whose far end sends from MAC (repeat)",
+	  .required = true },
+	{ "netns", 'n', DC_OPT_STR, DC_FIELD(AA, netns), "NS",
+	  .help = "the circuit switch's network namespace; default: our own" },
+	{ "schedule", 's', DC_OPT_STR, DC_FIELD(AA, schedule), "FILE",
+	  .help = "publish this schedule file once attached (else: rdcn publish)" },
+	{ "guard-ms", 0, DC_OPT_U64, DC_FIELD(AA, guard_ms), "MS",
+	  .help = "the schedule goes live at least this long after now", .def = "100", .umin = 1,
+	  .umax = 3600000 },
+	{ NULL },
+};
+#undef AA
+
+#define PA struct dc_rd_publish_args
+static const struct dc_opt publish_opts[] = {
+	{ "file", 0, DC_OPT_STR, DC_FIELD(PA, file), "FILE", .help = "schedule file (rdcn schedule)",
+	  .required = true, .flags = DC_OPT_F_POS },
+	{ "netns", 'n', DC_OPT_STR, DC_FIELD(PA, netns), "NS",
+	  .help = "the circuit switch's network namespace; default: our own" },
+	{ "guard-ms", 0, DC_OPT_U64, DC_FIELD(PA, guard_ms), "MS",
+	  .help = "go live at the first period boundary at least this long after now", .def = "100",
+	  .umin = 1, .umax = 3600000 },
+	{ NULL },
+};
+#undef PA
+
+#define DA struct dc_rd_detach_args
+static const struct dc_opt detach_opts[] = {
+	{ "netns", 'n', DC_OPT_STR, DC_FIELD(DA, netns), "NS",
+	  .help = "the circuit switch's network namespace; default: our own" },
+	{ NULL },
+};
+#undef DA
+
+static int attach_cmd(struct dc_ctx *ctx, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return dc_rd_attach_run(ctx, ctx->opts);
+}
+
+static int publish_cmd(struct dc_ctx *ctx, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return dc_rd_publish_run(ctx, ctx->opts);
+}
+
+static int detach_cmd(struct dc_ctx *ctx, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return dc_rd_detach_run(ctx, ctx->opts);
+}
+
 const struct dc_cmd dc_rdcn_cmds[] = {
 	{ "schedule", sched_cmd, sched_opts, sizeof(struct rdcn_sched_args),
 	  .summary = "generate a periodic circuit schedule: round robin, Mars or Vermilion",
@@ -455,5 +514,20 @@ const struct dc_cmd dc_rdcn_cmds[] = {
 		 "buffer c x d x slot per ToR, d from L by Thm 18 and from B by Thm 19) and\n"
 		 "Corollary 1's duty factor; Vermilion's Thm 22 with --k; the trust factor's\n"
 		 "consistency and robustness (Thms 24-25, Cor. 2) with --gamma." },
+	{ "attach", attach_cmd, attach_opts, sizeof(struct dc_rd_attach_args), .flags = DC_CMD_F_ROOT,
+	  .summary = "the circuit switch on the ports of its namespace",
+	  .doc = "TC ingress of every --port gets the switch program: a frame from ToR i's\n"
+		 "uplink u to next hop j (its destination MAC) leaves by port (j, u) iff the\n"
+		 "live slot matches i to j on uplink u and it is day; else it is dropped and\n"
+		 "counted per port by reason (dc_rd_pcnt).  Until a schedule is live nothing\n"
+		 "passes.  Again on an attached namespace: ports are added or re-pointed.\n"
+		 "Pins: PIN_DIR/rdcn/NS." },
+	{ "publish", publish_cmd, publish_opts, sizeof(struct dc_rd_publish_args), .flags = DC_CMD_F_ROOT,
+	  .summary = "a schedule file into the live maps, from the next period boundary on",
+	  .doc = "Written into the copy not live; one store names it live at the first period\n"
+		 "boundary of the running schedule at least --guard-ms ahead (after the guard\n"
+		 "when none runs).  Refused while an earlier flip is still ahead." },
+	{ "detach", detach_cmd, detach_opts, sizeof(struct dc_rd_detach_args), .flags = DC_CMD_F_ROOT,
+	  .summary = "every port of the circuit switch detached, its pins removed" },
 	{ NULL },
 };

@@ -11,8 +11,30 @@
 
 extern const struct dc_cmd dc_rdcn_cmds[];
 
+struct dc_rd_attach_args {
+	const char *netns;		/* the circuit switch's namespace; NULL: our own */
+	struct dc_opt_list ports;	/* IF=TOR/UP@MAC */
+	const char *schedule;		/* published after the attach; NULL: none */
+	__u64 guard_ms;
+};
+
+struct dc_rd_publish_args {
+	const char *file;
+	const char *netns;
+	__u64 guard_ms;
+};
+
+struct dc_rd_detach_args {
+	const char *netns;
+};
+
+/* rdattach.c */
+int dc_rd_attach_run(struct dc_ctx *ctx, const struct dc_rd_attach_args *a);
+int dc_rd_publish_run(struct dc_ctx *ctx, const struct dc_rd_publish_args *a);
+int dc_rd_detach_run(struct dc_ctx *ctx, const struct dc_rd_detach_args *a);
+
 #define DC_RDCN_CMD \
 	{ "rdcn", .sub = dc_rdcn_cmds, \
-	  .summary = "reconfigurable networks: circuit schedules and bounds (docs/rdcn.md)" }
+	  .summary = "reconfigurable networks: circuit schedules, bounds, the circuit switch (docs/rdcn.md)" }
 
 #endif

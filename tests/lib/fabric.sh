@@ -760,3 +760,47 @@ fabric_leafspine_link() {
 	*) _fab_die "fabric_leafspine_link: down or up, not '$what'"; return 1 ;;
 	esac
 }
+
+# ---- reconfigurable fabric (docs/rdcn.md) ----------------------------------
+
+# fabric_rotor N SCHED PIN_DIR: N ToR namespaces ("<id>-tor<i>", i = 0..N-1)
+# with one uplink each into one circuit-switch namespace ("<id>-ocs"),
+# whose ports run the circuit switch of `dcbpf rdcn attach` with schedule
+# file SCHED published (live FAB_RD_GUARD_MS after the attach, default
+# 100). Pins under PIN_DIR/rdcn/<ocs ns>; detached at teardown. ToR i owns
+# 10.77.<i>.1 (on lo) and reaches ToR j's address over its uplink, whose
+# MAC is 02:dc:7d:00:<i>:00; the circuit switch passes a frame only while
+# the schedule connects the two ToRs. The dcbpf binary: FAB_DCBPF (default
+# $BUILD/dcbpf). Sets FAB_OCS, FAB_TORS (namespaces), FAB_RD_PIN (PIN_DIR)
+# and FAB_RD_OUT (what attach printed, the flip instant).
+fabric_rotor() {
+	local n=$1 sched=$2 pin=$3 i j mac ports=() dcbpf=${FAB_DCBPF:-${BUILD:-build}/dcbpf}
+	[ "$n" -ge 2 ] && [ "$n" -le 16 ] || { _fab_die "fabric_rotor: 2..16 ToRs"; return 1; }
+	fabric_init || return 1
+	fabric_make_ns ocs && FAB_OCS=$FAB_LAST_NS || return 1
+	FAB_TORS=()
+	FAB_RD_PIN=$pin
+	for ((i = 0; i < n; i++)); do
+		fabric_make_ns "tor$i" && FAB_TORS+=("$FAB_LAST_NS") || return 1
+		ip netns exec "$FAB_LAST_NS" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
+		ip -n "$FAB_LAST_NS" addr add "10.77.$i.1/32" dev lo || return 1
+		fabric_make_link "$FAB_LAST_NS" "t${i}u0" "$FAB_OCS" "c${i}u0" || return 1
+		mac=$(printf '02:dc:7d:00:%02x:00' "$i")
+		ip -n "$FAB_LAST_NS" link set dev "$FAB_LAST_DEV_A" address "$mac" || return 1
+		ports+=(--port "$FAB_LAST_DEV_B=$i/0@$mac")
+	done
+	for ((i = 0; i < n; i++)); do
+		for ((j = 0; j < n; j++)); do
+			[ "$i" = "$j" ] && continue
+			# a static next hop: the circuit switch reads the destination
+			# MAC, and no ARP could cross a circuit that is down
+			ip -n "${FAB_TORS[i]}" route add "10.77.$j.1/32" dev "${FAB_ID}t${i}u0" src "10.77.$i.1" &&
+				ip -n "${FAB_TORS[i]}" neigh replace "10.77.$j.1" dev "${FAB_ID}t${i}u0" \
+					lladdr "$(printf '02:dc:7d:00:%02x:00' "$j")" nud permanent || return 1
+		done
+	done
+	fabric_on_exit "$(printf '%q ' "$dcbpf" --pin-dir "$pin" rdcn detach --netns "$FAB_OCS") >/dev/null"
+	FAB_RD_OUT=$("$dcbpf" --pin-dir "$pin" rdcn attach --netns "$FAB_OCS" "${ports[@]}" \
+		--schedule "$sched" --guard-ms "${FAB_RD_GUARD_MS:-100}" --json) ||
+		{ _fab_die "fabric_rotor: dcbpf rdcn attach failed"; return 1; }
+}

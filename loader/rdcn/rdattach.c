@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The circuit switch on live interfaces (docs/rdcn.md):
+ *   dcbpf rdcn attach    the switch program (bpf/rdcn.bpf.c) on the ports of
+ *                        the circuit-switch namespace, their ToRs recorded,
+ *                        optionally a schedule published
+ *   dcbpf rdcn publish   a schedule file into the live maps, flipped at the
+ *                        next period boundary (dc_rd_publish)
+ *   dcbpf rdcn detach    every port detached, the pins removed
+ * Pins: PIN_DIR/rdcn/NS (the maps of maps/rdcn.h, the tcx links IF_ingress).
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "attach.h"
+#include "bpfsys.h"
+#include "cli.h"
+#include "clock.h"
+#include "pins.h"
+#include "rdcn/rdcn.h"
+#include "rdcn/rdcncmd.h"
+#include "rdcn.skel.h"
+
+#define PATH_LEN 1024
+
+static const char *const rd_maps[] = { "dc_rd_cfg", "dc_rd_sched", "dc_rd_flip", "dc_rd_port",
+				       "dc_rd_mac",  "dc_rd_out",   "dc_rd_pcnt" };
+
+static int rd_dir(char *buf, size_t len, const char *pin_dir, const char *netns, struct dc_err *err)
+{
+	return dc_pin_ns_dir(buf, len, pin_dir, DC_PIN_RDCN, netns, err);
+}
+
+/* Publish FILE through the pinned maps of dir; the flip instant to out. */
+static int publish(struct dc_ctx *ctx, const char *dir, const char *file, __u64 guard_ms)
+{
+	static struct dc_rs s;
+	struct dc_rd_store st = { 0 };
+	__u64 now, at = 0;
+	int rc;
+
+	if ((rc = dc_rs_load(file, &s, &ctx->err)))
+		return rc;
+	if ((rc = dc_rs_validate(&s, s.kind != DC_RS_RR, &ctx->err)))
+		return rc;
+	if (dc_rd_store_bpf_open(&st, dir, &ctx->err))
+		return EXIT_ERR;
+	now = dc_mono_ns();
+	rc = dc_rd_publish(&st, &s, now, guard_ms * 1000000ULL, &at, &ctx->err);
+	dc_rd_store_bpf_close(&st);
+	if (rc)
+		return rc;
+	if (ctx->json) {
+		jw_obj(&ctx->jw, NULL);
+		jw_str(&ctx->jw, "schedule", file);
+		jw_u64(&ctx->jw, "flip_at_ns", at);
+		jw_u64(&ctx->jw, "in_ns", at - now);
+		jw_u64(&ctx->jw, "tors", s.cfg.ntors);
+		jw_u64(&ctx->jw, "uplinks", s.cfg.nup);
+		jw_u64(&ctx->jw, "period", s.cfg.period);
+		jw_u64(&ctx->jw, "slot_ns", s.cfg.slot_ns);
+		jw_u64(&ctx->jw, "day_ns", s.cfg.day_ns);
+		jw_end_obj(&ctx->jw);
+		jw_done(&ctx->jw);
+	} else {
+		fprintf(ctx->out, "%s: %u ToRs, %u uplinks, %u slots of %llu ns (%llu ns day), live at %llu ns "
+			"(CLOCK_MONOTONIC, in %.3f ms)\n", file, s.cfg.ntors, s.cfg.nup, s.cfg.period,
+			(unsigned long long)s.cfg.slot_ns, (unsigned long long)s.cfg.day_ns,
+			(unsigned long long)at, (double)(at - now) / 1e6);
+	}
+	return 0;
+}
+
+static int attach_port(struct rdcn_bpf *o, const char *dir, const char *netns, const struct dc_rd_portspec *p,
+		       struct dc_err *err)
+{
+	struct dc_rd_port port = { .tor = (__u16)p->tor, .up = (__u16)p->up };
+	struct dc_rd_mac_key mk = { 0 };
+	struct dc_rd_dst d = { .tor = p->tor };
+	struct dc_rd_out out = { 0 };
+	char pin[PATH_LEN], why[512];
+	struct dc_attach at = { .hook = DC_HOOK_TC_INGRESS, .netns = netns, .ifname = p->ifname, .pin_path = pin };
+	enum dc_attach_how how;
+	__u32 ifindex, key = dc_rd_port_key(p->tor, p->up);
+	int rc;
+
+	if (dc_ifindex(netns, p->ifname, &ifindex, why, sizeof(why)))
+		return dc_err_set(err, EXIT_ERR, "%s", why);
+	memcpy(mk.addr, p->mac, 6);
+	out.ifindex = ifindex;
+	if (bpf_map_update_elem(bpf_map__fd(o->maps.dc_rd_port), &ifindex, &port, BPF_ANY) ||
+	    bpf_map_update_elem(bpf_map__fd(o->maps.dc_rd_mac), &mk, &d, BPF_ANY) ||
+	    bpf_map_update_elem(bpf_map__fd(o->maps.dc_rd_out), &key, &out, BPF_ANY))
+		return dc_err_set(err, EXIT_ERR, "%s: writing its port entries: %s", p->ifname, strerror(errno));
+	if (snprintf(pin, sizeof(pin), "%s/%s_ingress", dir, p->ifname) >= (int)sizeof(pin))
+		return dc_err_set(err, EXIT_USAGE, "%s: pin path too long", p->ifname);
+	if (dc_exists(pin))
+		return 0;	/* attached before: only the entries change */
+	/* tcx on 6.6+; clsact + cls_bpf before (found again by detach) */
+	rc = dc_attach_prog(bpf_program__fd(o->progs.dc_rd_ref), &at, &how, why, sizeof(why));
+	if (rc)
+		return dc_err_set(err, EXIT_ERR, "%s", why);
+	return 0;
+}
+
+int dc_rd_attach_run(struct dc_ctx *ctx, const struct dc_rd_attach_args *a)
+{
+	static struct dc_rd_portspec ps[DC_OPT_LIST_MAX];
+	char dir[PATH_LEN];
+	struct rdcn_bpf *o = NULL;
+	unsigned int i, j;
+	int rc;
+
+	if (!a->ports.n)
+		return dc_err_set(&ctx->err, EXIT_USAGE, "at least one --port IF=TOR/UP@MAC");
+	for (i = 0; i < a->ports.n; i++) {
+		if ((rc = dc_rd_port_parse(a->ports.v[i], &ps[i], &ctx->err)))
+			return rc;
+		for (j = 0; j < i; j++)
+			if (!strcmp(ps[i].ifname, ps[j].ifname) || (ps[i].tor == ps[j].tor && ps[i].up == ps[j].up))
+				return dc_err_set(&ctx->err, EXIT_USAGE, "--port %s: interface or (ToR, uplink) "
+						  "given twice", a->ports.v[i]);
+	}
+	if (rd_dir(dir, sizeof(dir), ctx->pin_dir, a->netns, &ctx->err))
+		return EXIT_USAGE;
+	if ((rc = dc_mkdirs(dir)))
+		return dc_err_set(&ctx->err, EXIT_ERR, "cannot create %s: %s", dir, strerror(-rc));
+	{
+		LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = dir);
+
+		o = rdcn_bpf__open_opts(&oo);
+	}
+	if (!o || rdcn_bpf__load(o)) {
+		rc = dc_err_set(&ctx->err, EXIT_ERR, "loading the circuit switch failed: %s (a pin in %s from "
+				"another build: dcbpf rdcn detach, then attach again)", strerror(errno), dir);
+		goto out;
+	}
+	for (i = 0; i < a->ports.n; i++)
+		if ((rc = attach_port(o, dir, a->netns, &ps[i], &ctx->err)))
+			goto out;
+	if (a->schedule)
+		rc = publish(ctx, dir, a->schedule, a->guard_ms);
+	else if (!ctx->json)
+		fprintf(ctx->out, "%u port(s) attached in %s; no schedule yet: nothing passes until `dcbpf rdcn "
+			"publish`\n", a->ports.n, dir);
+out:
+	rdcn_bpf__destroy(o);
+	return rc;
+}
+
+int dc_rd_publish_run(struct dc_ctx *ctx, const struct dc_rd_publish_args *a)
+{
+	char dir[PATH_LEN];
+
+	if (rd_dir(dir, sizeof(dir), ctx->pin_dir, a->netns, &ctx->err))
+		return EXIT_USAGE;
+	return publish(ctx, dir, a->file, a->guard_ms);
+}
+
+int dc_rd_detach_run(struct dc_ctx *ctx, const struct dc_rd_detach_args *a)
+{
+	char dir[PATH_LEN], path[PATH_LEN * 2], why[256], names[DC_RD_PORTS][IF_NAMESIZE];
+	__u32 key, next, *prev = NULL, n = 0, i;
+	unsigned int m;
+	int fd, saved;
+
+	if (rd_dir(dir, sizeof(dir), ctx->pin_dir, a->netns, &ctx->err))
+		return EXIT_USAGE;
+	snprintf(path, sizeof(path), "%s/dc_rd_port", dir);
+	fd = bpf_obj_get(path);
+	if (fd < 0 && errno == ENOENT)
+		return 0;	/* nothing attached */
+	if (fd < 0)
+		return dc_err_set(&ctx->err, EXIT_ERR, "%s: %s", path, strerror(errno));
+	/* the ports' names, in the namespace that holds them */
+	if (dc_netns_enter(a->netns, &saved, why, sizeof(why))) {
+		close(fd);
+		return dc_err_set(&ctx->err, EXIT_ERR, "%s", why);
+	}
+	while (n < DC_RD_PORTS && !bpf_map_get_next_key(fd, prev, &next)) {
+		if (if_indextoname(next, names[n]))
+			n++;
+		key = next;
+		prev = &key;
+	}
+	dc_netns_leave(saved);
+	close(fd);
+	for (i = 0; i < n; i++) {
+		struct dc_attach at = { .hook = DC_HOOK_TC_INGRESS, .netns = a->netns, .ifname = names[i] };
+
+		snprintf(path, sizeof(path), "%s/%.16s_ingress", dir, names[i]);
+		if (dc_exists(path))
+			dc_detach_pinned(path);
+		else
+			dc_detach_netlink(&at);
+	}
+	for (m = 0; m < sizeof(rd_maps) / sizeof(rd_maps[0]); m++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, rd_maps[m]);
+		if (unlink(path) && errno != ENOENT)
+			return dc_err_set(&ctx->err, EXIT_ERR, "cannot remove %s: %s", path, strerror(errno));
+	}
+	if (rmdir(dir) && errno != ENOENT)
+		return dc_err_set(&ctx->err, EXIT_ERR, "cannot remove %s: %s (something else is pinned there)", dir,
+				  strerror(errno));
+	/* PIN_DIR/rdcn: removed with the last namespace's directory */
+	snprintf(path, sizeof(path), "%s", dir);
+	if (strrchr(path, '/'))
+		*strrchr(path, '/') = '\0';
+	rmdir(path);
+	if (!ctx->json)
+		fprintf(ctx->out, "%u port(s) detached, %s removed\n", n, dir);
+	return 0;
+}
