@@ -42,7 +42,7 @@
 
 /* ---- parameters (swparams.c) ---- */
 
-enum { SW_K_ALG = 100, SW_K_DSCP, SW_K_FIRST_RTT, SW_K_DRAIN, SW_K_TAGPORT };
+enum { SW_K_ALG = 100, SW_K_DSCP, SW_K_FIRST_RTT, SW_K_DRAIN, SW_K_TAGPORT, SW_K_PMODE };
 
 struct sw_param {
 	const char *name;
@@ -69,6 +69,10 @@ int sw_assign(const char *kv, struct dc_sw_cfg *cfg, const char *prefix, struct 
 /* Algorithms that decide per (port, queue) when nqueues > 1; NULL if alg
  * may run with that many queues, else why not. */
 const char *sw_queues_refuse(__u32 nqueues, __u32 alg);
+/* A classification mode (dc_sw_cfg.prio_mode) that needs queues on a
+ * switch without them: why not; NULL if it may run. */
+const char *sw_mode_refuse(__u32 nqueues, __u32 mode);
+const char *sw_pmode_name(__u32 mode);
 /* The name rule of a switch (pin directory name, dc_sw_meta.name). */
 bool sw_valid_name(const char *n);
 

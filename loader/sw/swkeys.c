@@ -98,6 +98,14 @@ int dc_sw_set(const char *pin_dir, bool json, struct jw *j, int argc, char **arg
 						  "sw.%s.alg=%s: switch %s has %u queues per port: %s; nothing changed",
 						  name, sw_alg_name(want.alg), name, meta.nqueues, no);
 			}
+			no = sw_mode_refuse(meta.nqueues, want.prio_mode);
+			if (no) {
+				sw_close(&s);
+				return dc_err_set(err, EXIT_USAGE,
+						  "sw.%s.prio_mode=%s: switch %s has %u queue per port: %s; nothing changed",
+						  name, sw_pmode_name(want.prio_mode), name,
+						  meta.nqueues ? meta.nqueues : 1, no);
+			}
 		}
 		sw_close(&s);
 	}

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dcbpf/admit.h>
+#include <dcbpf/resqueue.h>
+#include <dcbpf/slytherin.h>
 
 #include "sw/swint.h"
 
@@ -61,6 +63,15 @@ const struct sw_param sw_params[] = {
 	  "port (index, as in switch status) that an Ethereal leaf steers path tag T to "
 	  "(tag_port.T, T 1-15): admission and ECN then use that uplink's queue; fib = the "
 	  "FIB's port" },
+	{ "prio_mode", SW_K_PMODE, SOFF(prio_mode), 0, DC_SW_PM_MAX - 1, 0, "-",
+	  "how a packet picks its queue (--queues N > 1): dscp (the dscp.D map), slytherin (CE as "
+	  "received and payload-less ACK/SYN/FIN to the top queue, the rest to queue 0, then CE at "
+	  "sly_k) or resqueue (the dscp.D map; the top queue admitted against reserved_bytes alone)" },
+	{ "sly_k", DC_K_Q16, SOFF(sly_k_q16), 1, (__u32)DC_Q16_ONE, 0, "-",
+	  "slytherin: mark ECT packets CE when the port's backlog, the packet included, reaches "
+	  "this fraction of buffer_bytes" },
+	{ "reserved_bytes", DC_K_U32, SOFF(resq_reserved_bytes), 1500, 0x7fffffff, 0, "bytes",
+	  "resqueue: the top queue's own buffer on every port, apart from the shared one" },
 };
 const unsigned int sw_nparams = sizeof(sw_params) / sizeof(sw_params[0]);
 
@@ -83,6 +94,9 @@ void dc_sw_cfg_defaults(struct dc_sw_cfg *c)
 	c->edt.rise = DC_EDT_DEFAULT_RISE;
 	c->edt.max_us = DC_EDT_DEFAULT_MAX_US;
 	c->cred_drain = DC_DRAIN_HYBRID;	/* docs/admission.md, "Drain rule" */
+	c->prio_mode = DC_SW_PM_DSCP;
+	c->sly_k_q16 = (__u32)DC_SLY_K_DEFAULT_Q16;
+	c->resq_reserved_bytes = DC_RESQ_RESERVED_BYTES_DEFAULT;
 	for (i = 0; i < DC_SW_PRIOS; i++)
 		c->alpha_q16[i] = DC_DEFAULT_ALPHA_Q16;
 	/* class selector → priority; the host marks first-RTT packets by
@@ -94,6 +108,8 @@ void dc_sw_cfg_defaults(struct dc_sw_cfg *c)
 
 static const char *const drain_names[DC_DRAIN_MAX] = { "time", "departures", "hybrid" };
 
+static const char *const pmode_names[DC_SW_PM_MAX] = { "dscp", "slytherin", "resqueue" };
+
 static const char *const alg_names[DC_ALG_MAX] = { "cs", "dt", "abm", "lqd", "credence",
 						      "followlqd", "smartbuf", "edt" };
 
@@ -104,6 +120,20 @@ const char *sw_queues_refuse(__u32 nqueues, __u32 alg)
 	/* their per-port state (virtual LQD, gradient, EDT state) is not
 	 * per queue yet (docs/admission.md, "Priority queues") */
 	return "with more than one queue per port only cs, dt and abm decide per queue";
+}
+
+const char *sw_mode_refuse(__u32 nqueues, __u32 mode)
+{
+	if (nqueues > 1 || mode == DC_SW_PM_DSCP)
+		return NULL;
+	return mode == DC_SW_PM_SLYTHERIN ?
+		       "slytherin needs two queues per port (switch up --queues 2)" :
+		       "resqueue needs queues per port, its reserved level the top one (switch up --queues N, N > 1)";
+}
+
+const char *sw_pmode_name(__u32 mode)
+{
+	return mode < DC_SW_PM_MAX ? pmode_names[mode] : "?";
 }
 
 const char *sw_alg_name(__u32 alg)
@@ -133,6 +163,8 @@ static void sw_range(const struct sw_param *sp, char *buf, size_t len)
 		snprintf(buf, len, "cs, dt, abm, credence, followlqd, smartbuf or edt");
 	else if (sp->kind == SW_K_DRAIN)
 		snprintf(buf, len, "time, departures or hybrid");
+	else if (sp->kind == SW_K_PMODE)
+		snprintf(buf, len, "dscp, slytherin or resqueue");
 	else if (sp->kind == SW_K_FIRST_RTT)
 		snprintf(buf, len, "0 or 1");
 	else if (sp->kind == SW_K_TAGPORT)
@@ -214,6 +246,15 @@ static int sw_param_apply(const struct sw_param *sp, int index, const char *text
 		snprintf(why, whylen, "unknown drain rule (time, departures or hybrid)");
 		return -1;
 	}
+	if (sp->kind == SW_K_PMODE) {
+		for (i = 0; i < DC_SW_PM_MAX; i++)
+			if (!strcmp(text, pmode_names[i])) {
+				cfg->prio_mode = i;
+				return 0;
+			}
+		snprintf(why, whylen, "unknown classification mode");
+		return -1;
+	}
 	if (sp->kind == SW_K_TAGPORT) {
 		if (index < 1) {
 			snprintf(why, whylen, "path tags are 1..%u (tag_port.T)", DC_SW_TAGS - 1);
@@ -264,6 +305,9 @@ void sw_param_format(const struct sw_param *sp, int index, const struct dc_sw_cf
 		return;
 	case SW_K_DRAIN:
 		snprintf(buf, len, "%s", sw_drain_name(cfg->cred_drain));
+		return;
+	case SW_K_PMODE:
+		snprintf(buf, len, "%s", sw_pmode_name(cfg->prio_mode));
 		return;
 	case SW_K_DSCP:
 		snprintf(buf, len, "%u", cfg->dscp_prio[index] & DC_SW_DSCP_PRIO_MASK);

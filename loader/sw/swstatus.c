@@ -10,9 +10,11 @@
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <dcbpf/admit.h>
+#include <dcbpf/slytherin.h>
 #include <dcbpf/vlqd.h>
 
 #include "counters.h"
+
 #include "sw/swint.h"
 
 /*
@@ -67,6 +69,26 @@ static void sw_status_queues(int qfd, const struct dc_sw_meta *meta, const struc
 	}
 	if (j)
 		jw_end_arr(j);
+}
+
+/* The queues and how a packet picks one (prio_mode), with what the mode
+ * adds: Slytherin's K, ResQueue's reserved buffer. */
+static void sw_print_mode(FILE *out, const struct dc_sw_meta *meta, const struct dc_sw_cfg *cfg)
+{
+	char k[32];
+
+	fprintf(out, "queues: %u per port, classification %s", meta->nqueues,
+		sw_pmode_name(cfg->prio_mode));
+	if (cfg->prio_mode == DC_SW_PM_SLYTHERIN) {
+		dc_q16_format(cfg->sly_k_q16, k, sizeof(k));
+		fprintf(out, " (CE and control segments to queue %u, the rest to queue 0; CE at "
+			"sly_k %s of B = %llu bytes of the port's backlog)", meta->nqueues - 1, k,
+			(unsigned long long)dc_sly_k_bytes(cfg->buffer_bytes, cfg->sly_k_q16));
+	} else if (cfg->prio_mode == DC_SW_PM_RESQUEUE) {
+		fprintf(out, " (queue %u, the reserved level, admitted against its own %u bytes per port)",
+			meta->nqueues - 1, cfg->resq_reserved_bytes);
+	}
+	fprintf(out, "\n");
 }
 
 int sw_cmd_status(struct dc_ctx *ctx, int argc, char **argv)
@@ -158,6 +180,12 @@ int sw_cmd_status(struct dc_ctx *ctx, int argc, char **argv)
 		jw_u64(j, "occupancy_pkts", st.occupancy_pkts);
 		jw_u64(j, "abm_congested", st.abm_congested);
 		jw_u64(j, "queues", meta.nqueues > 1 ? meta.nqueues : 1);
+		jw_str(j, "prio_mode", sw_pmode_name(cfg.prio_mode));
+		dc_q16_format(cfg.sly_k_q16, a, sizeof(a));
+		jw_raw(j, "sly_k", a);
+		jw_u64(j, "sly_k_bytes", dc_sly_k_bytes(cfg.buffer_bytes, cfg.sly_k_q16));
+		jw_u64(j, "reserved_bytes", cfg.resq_reserved_bytes);
+		dc_q16_format(cfg.alpha_q16[0], a, sizeof(a));
 		jw_u64(j, "abm_updates", st.abm_updates);
 		jw_bool(j, "model_loaded", model_loaded);
 		jw_u64(j, "model_loads", meta.model_loads);
@@ -179,6 +207,8 @@ int sw_cmd_status(struct dc_ctx *ctx, int argc, char **argv)
 		       cfg.buffer_bytes ? 100.0 * (double)st.occupancy_bytes / cfg.buffer_bytes : 0.0,
 		       (unsigned long long)st.occupancy_pkts, st.abm_congested,
 		       (unsigned long long)st.abm_updates);
+		if (meta.nqueues > 1)
+			sw_print_mode(out, &meta, &cfg);
 		if (model_loaded)
 			fprintf(out, "credence model: %u trees, depth %u, EWMA period %u ns (slot %u, %u load(s))\n",
 			       model.n_trees, model.depth, model.ewma_period_ns, meta.model_slot & 1,

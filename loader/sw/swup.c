@@ -259,6 +259,9 @@ int sw_cmd_up(struct dc_ctx *ctx, int argc, char **argv)
 	if (sw_queues_refuse(a->queues, cfg.alg))
 		return dc_fail(ctx, EXIT_USAGE, "switch %s not started: alg=%s: %s", name,
 			       sw_alg_name(cfg.alg), sw_queues_refuse(a->queues, cfg.alg));
+	if (sw_mode_refuse(a->queues, cfg.prio_mode))
+		return dc_fail(ctx, EXIT_USAGE, "switch %s not started: prio_mode=%s: %s", name,
+			       sw_pmode_name(cfg.prio_mode), sw_mode_refuse(a->queues, cfg.prio_mode));
 	if (dc_netns_ino(netns, &ino, why, sizeof(why)))
 		return dc_fail(ctx, EXIT_ERR, "switch %s: %s", name, why);
 	for (i = 0; i < (__u32)nports; i++) {
