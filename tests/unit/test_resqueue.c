@@ -184,8 +184,22 @@ static void tos(void)
 	CHECK_EQ("cs_top 0 refused", dc_resq_cfg_check(&c), -DC_RESQ_BAD_CS);
 }
 
+/* the switch's reserved level: its own buffer, the packet included */
+static void reserved(void)
+{
+	__u32 r = DC_RESQ_RESERVED_BYTES_DEFAULT;
+
+	CHECK_EQ("reserved: an empty level 1 takes a 1500 B packet", dc_resq_reserved_fits(0, 1500, r), 1);
+	CHECK_EQ("reserved: a packet that fills the 20 kB exactly fits",
+		 dc_resq_reserved_fits(r - 1500, 1500, r), 1);
+	CHECK_EQ("reserved: one byte past it does not", dc_resq_reserved_fits(r - 1499, 1500, r), 0);
+	CHECK_EQ("reserved: a queue above the buffer (a smaller reserved_bytes set live) refuses",
+		 dc_resq_reserved_fits(30000, 64, 15000), 0);
+}
+
 int main(void)
 {
+	reserved();
 	levels();
 	one_packet_flow();
 	long_flow_window();

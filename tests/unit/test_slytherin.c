@@ -124,8 +124,29 @@ static void next_hop(void)
 	      "q0 %d q1 %d tos %#x", q0, q1, tos);
 }
 
+/* the payload the switch derives from the IP and TCP headers */
+static void payload(void)
+{
+	CHECK_EQ("payload: 20 B TCP header in 20 B of IP payload: a control segment",
+		 dc_sly_tcp_payload(20, 5), 0);
+	CHECK_EQ("payload: 32 B header (options) in 1480 B: 1448 B of data",
+		 dc_sly_tcp_payload(1480, 8), 1448);
+	CHECK_EQ("payload: data offset past the IP payload: malformed, counted as data",
+		 dc_sly_tcp_payload(20, 6), 0xffffffffU);
+	CHECK_EQ("payload: data offset below 5 words: malformed, counted as data",
+		 dc_sly_tcp_payload(40, 4), 0xffffffffU);
+	{
+		struct dc_sly_pkt p = { .tos = 0, .tcp_flags = DC_TCPF_ACK, .is_tcp = 1,
+					.payload_bytes = dc_sly_tcp_payload(20, 6) };
+
+		CHECK_EQ("payload: a malformed ACK is not control: low queue", dc_sly_classify(&p),
+			 DC_SLY_Q_LOW);
+	}
+}
+
 int main(void)
 {
+	payload();
 	truth_table();
 	marking();
 	next_hop();
