@@ -17,7 +17,7 @@
 # Per setting: DT, LQD, Credence with the perfect oracle, the trained forest,
 # the oracle's predictions flipped with p = 0.01 and 0.1, and no
 # predictions; on incast-heavy also forests trained on 5x the slots and on
-# the evaluation trace itself.  Metrics: packets sent (throughput) and the
+# the evaluation trace itself, and the packets an unbounded buffer sends.  Metrics: packets sent (throughput) and the
 # incast queries that lost no packet (a query losing one waits for a
 # retransmission timeout).  Writes $OUT (default out/credence-gap):
 # rows.jsonl, gap.csv, summary.json, gap.png, table.txt.
@@ -81,6 +81,14 @@ train "$OUT/model-ih-self" --seed "$EVAL_SEED" --slots "$SLOTS" "${IH[@]}"
 set_rows incast-heavy 0.2 "$OUT/model-ih" "${IH[@]}"
 row incast-heavy 0.2 forest-5x-slots --alg credence --predictor forest --model "$OUT/model-ih-big" "${IH[@]}"
 row incast-heavy 0.2 forest-on-eval --alg credence --predictor forest --model "$OUT/model-ih-self" "${IH[@]}"
+# no algorithm sends more than a switch with an unbounded buffer: the same
+# arrivals (replayed, no drain after the last slot) under CS with B = 10^9
+"${D[@]}" sim --alg lqd --seed "$EVAL_SEED" --slots "$SLOTS" "${IH[@]}" --write-trace "$OUT/ih.bin" \
+	--write-format binary --json >/dev/null
+"${D[@]}" sim --alg cs --buffer 1000000000 --trace "$OUT/ih.bin" --no-drain --json |
+	jq -c '.[0] | {setting: "incast-heavy", load: 0.2, label: "unbounded-buffer", alg, sent_pkts, drops,
+		       p1_loss_pct, incast_queries: null, incast_whole: null, pred_asked}' >>"$rows"
+rm -f "$OUT/ih.bin"
 
 echo "# bursts of B" >&2
 train "$OUT/model-bursts" --seed "$TRAIN_SEED" --slots "$SLOTS" "${BURSTS[@]}"
@@ -99,7 +107,7 @@ jq -s -c '(map(select(.label == "dt" or .label == "lqd")) | map({("\(.setting)/\
 	| def r($a; $b): if $b > 0 then ($a / $b * 10000 | round / 10000) else null end;
 	  . + {whole_frac: r(.incast_whole; .incast_queries),
 	       sent_over_dt: r(.sent_pkts; $dt.sent_pkts), sent_over_lqd: r(.sent_pkts; $lqd.sent_pkts),
-	       whole_over_dt: r(.incast_whole; $dt.incast_whole), whole_minus_dt: (.incast_whole - $dt.incast_whole)}' \
+	       whole_over_dt: r(.incast_whole; $dt.incast_whole), whole_minus_dt: (if .incast_whole == null then null else .incast_whole - $dt.incast_whole end)}' \
 	"$rows" >"$rows.tmp"
 mv "$rows.tmp" "$rows"
 csv="$OUT/gap.csv"
@@ -128,6 +136,7 @@ jq -s --arg slots "$SLOTS" --arg loads "$LOADS" '
 	   headline: {
 	     forest_over_dt_incast_heavy: at("incast-heavy"; 0.2; "forest").sent_over_dt,
 	     oracle_over_dt_incast_heavy: at("incast-heavy"; 0.2; "oracle").sent_over_dt,
+	     unbounded_over_dt_incast_heavy: at("incast-heavy"; 0.2; "unbounded-buffer").sent_over_dt,
 	     forest_over_dt_bursts: at("bursts"; 0; "forest").sent_over_dt,
 	     oracle_over_dt_bursts: at("bursts"; 0; "oracle").sent_over_dt,
 	     oracle_equals_lqd: ([$r[] | select(.label == "oracle") | .sent_over_lqd == 1] | all)

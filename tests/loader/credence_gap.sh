@@ -16,11 +16,17 @@ if ! SHORT=1 GAP_SLOTS=20000 GAP_LOADS=0.2 OUT="$T" tests/exp/credence_gap.sh >"
 	exit 1
 fi
 S="$T/summary.json"
-# 7 rows per setting and load (3 settings here) + 2 forest variants
+# 7 rows per setting and load (3 settings here) + 2 forest variants + the unbounded buffer
 n=$(jq '.rows | length' "$S")
 csvn=$(($(wc -l <"$T/gap.csv") - 1))
-[ "$n" = 23 ] && [ "$csvn" = 23 ] && t_pass "credence gap: 23 rows in summary.json and gap.csv" ||
-	t_fail "credence gap: rows" "summary $n, csv $csvn (want 23)"
+[ "$n" = 24 ] && [ "$csvn" = 24 ] && t_pass "credence gap: 24 rows in summary.json and gap.csv" ||
+	t_fail "credence gap: rows" "summary $n, csv $csvn (want 24)"
+jq -e '[.rows[] | select(.setting == "incast-heavy")] as $r
+	| ($r | map(select(.label == "unbounded-buffer"))[0].sent_pkts) as $u
+	| $u > ($r | map(select(.label == "lqd"))[0].sent_pkts) and ($r | all(.sent_pkts <= $u))' "$S" >/dev/null &&
+	t_pass "credence gap: the unbounded buffer sends more than LQD and no less than any row" ||
+	t_fail "credence gap: unbounded buffer" "$(jq -c '[.rows[] | select(.setting == "incast-heavy") | [.label, .sent_pkts]]' "$S")"
+
 bad=$(jq '[.rows[] | select(.label == "oracle" and .sent_over_lqd != 1)] | length' "$S")
 [ "$bad" = 0 ] && t_pass "credence gap: the perfect oracle sends LQD's packets in every setting" ||
 	t_fail "credence gap: oracle = LQD" "$bad settings differ"
