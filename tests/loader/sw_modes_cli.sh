@@ -9,6 +9,9 @@
 #    mode and K = B/8 in status (text and JSON) and in `get`;
 #  - `set` changes mode and reserved buffer; a bad value, or a mode on a
 #    switch without queues, changes nothing (all or nothing) and says so.
+# host-suite: parsing, refusals, get/set and status are user space above the switch's load and
+# attach paths; the BPF these keys configure is proven on every kernel by
+# tests/prog/test_sw_modes.c and tests/integ/slytherin.sh.
 # shellcheck shell=bash
 # SC2015: "A && t_pass || t_fail" is safe, t_pass only prints.
 # shellcheck disable=SC2015
