@@ -9,6 +9,7 @@
  *   dcbpf rdcn detach    every port detached, the pins removed
  * Pins: PIN_DIR/rdcn/NS (the maps of maps/rdcn.h, the tcx links IF_ingress).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -38,7 +39,7 @@ static int rd_dir(char *buf, size_t len, const char *pin_dir, const char *netns,
 }
 
 /* Publish FILE through the pinned maps of dir; the flip instant to out. */
-static int publish(struct dc_ctx *ctx, const char *dir, const char *file, __u64 guard_ms)
+static int publish(struct dc_ctx *ctx, const char *dir, const char *file, __u64 guard_ms, unsigned int ports)
 {
 	static struct dc_rs s;
 	struct dc_rd_store st = { 0 };
@@ -58,6 +59,8 @@ static int publish(struct dc_ctx *ctx, const char *dir, const char *file, __u64 
 		return rc;
 	if (ctx->json) {
 		jw_obj(&ctx->jw, NULL);
+		if (ports)
+			jw_u64(&ctx->jw, "ports", ports);
 		jw_str(&ctx->jw, "schedule", file);
 		jw_u64(&ctx->jw, "flip_at_ns", at);
 		jw_u64(&ctx->jw, "in_ns", at - now);
@@ -87,7 +90,7 @@ static int attach_port(struct rdcn_bpf *o, const char *dir, const char *netns, c
 	char pin[PATH_LEN], why[512];
 	struct dc_attach at = { .hook = DC_HOOK_TC_INGRESS, .netns = netns, .ifname = p->ifname, .pin_path = pin };
 	enum dc_attach_how how;
-	__u32 ifindex, key = dc_rd_port_key(p->tor, p->up);
+	__u32 ifindex, prog_id, key = dc_rd_port_key(p->tor, p->up);
 	int rc;
 
 	if (dc_ifindex(netns, p->ifname, &ifindex, why, sizeof(why)))
@@ -100,8 +103,11 @@ static int attach_port(struct rdcn_bpf *o, const char *dir, const char *netns, c
 		return dc_err_set(err, EXIT_ERR, "%s: writing its port entries: %s", p->ifname, strerror(errno));
 	if (snprintf(pin, sizeof(pin), "%s/%s_ingress", dir, p->ifname) >= (int)sizeof(pin))
 		return dc_err_set(err, EXIT_USAGE, "%s: pin path too long", p->ifname);
-	if (dc_exists(pin))
-		return 0;	/* attached before: only the entries change */
+	/* attached before (a pinned tcx link, or our cls_bpf filter before
+	 * 6.6): the program of that load reads the same pinned maps, so only
+	 * the entries change */
+	if (dc_exists(pin) || !dc_tc_query(&at, &prog_id))
+		return 0;
 	/* tcx on 6.6+; clsact + cls_bpf before (found again by detach) */
 	rc = dc_attach_prog(bpf_program__fd(o->progs.dc_rd_ref), &at, &how, why, sizeof(why));
 	if (rc)
@@ -144,11 +150,18 @@ int dc_rd_attach_run(struct dc_ctx *ctx, const struct dc_rd_attach_args *a)
 	for (i = 0; i < a->ports.n; i++)
 		if ((rc = attach_port(o, dir, a->netns, &ps[i], &ctx->err)))
 			goto out;
-	if (a->schedule)
-		rc = publish(ctx, dir, a->schedule, a->guard_ms);
-	else if (!ctx->json)
+	if (a->schedule) {
+		rc = publish(ctx, dir, a->schedule, a->guard_ms, a->ports.n);
+	} else if (ctx->json) {
+		jw_obj(&ctx->jw, NULL);
+		jw_u64(&ctx->jw, "ports", a->ports.n);
+		jw_str(&ctx->jw, "pin_dir", dir);
+		jw_end_obj(&ctx->jw);
+		jw_done(&ctx->jw);
+	} else {
 		fprintf(ctx->out, "%u port(s) attached in %s; no schedule yet: nothing passes until `dcbpf rdcn "
 			"publish`\n", a->ports.n, dir);
+	}
 out:
 	rdcn_bpf__destroy(o);
 	return rc;
@@ -160,46 +173,63 @@ int dc_rd_publish_run(struct dc_ctx *ctx, const struct dc_rd_publish_args *a)
 
 	if (rd_dir(dir, sizeof(dir), ctx->pin_dir, a->netns, &ctx->err))
 		return EXIT_USAGE;
-	return publish(ctx, dir, a->file, a->guard_ms);
+	return publish(ctx, dir, a->file, a->guard_ms, 0);
 }
 
 int dc_rd_detach_run(struct dc_ctx *ctx, const struct dc_rd_detach_args *a)
 {
 	char dir[PATH_LEN], path[PATH_LEN * 2], why[256], names[DC_RD_PORTS][IF_NAMESIZE];
-	__u32 key, next, *prev = NULL, n = 0, i;
+	__u32 key, next, *prev = NULL, n = 0, i, links = 0;
+	struct dirent *e;
 	unsigned int m;
 	int fd, saved;
+	size_t len;
+	DIR *d;
 
 	if (rd_dir(dir, sizeof(dir), ctx->pin_dir, a->netns, &ctx->err))
 		return EXIT_USAGE;
+	d = opendir(dir);
+	if (!d && errno == ENOENT) {
+		if (ctx->json) {
+			jw_obj(&ctx->jw, NULL);
+			jw_u64(&ctx->jw, "ports", 0);
+			jw_end_obj(&ctx->jw);
+			jw_done(&ctx->jw);
+		}
+		return 0;	/* nothing attached */
+	}
+	if (!d)
+		return dc_err_set(&ctx->err, EXIT_ERR, "%s: %s", dir, strerror(errno));
+	/* tcx links: their pins, whether or not the device still exists */
+	while ((e = readdir(d))) {
+		len = strlen(e->d_name);
+		if (len > 8 && !strcmp(e->d_name + len - 8, "_ingress")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			dc_detach_pinned(path);
+			links++;
+		}
+	}
+	closedir(d);
+	/* cls_bpf filters (before 6.6): by the ports' names, in the namespace
+	 * that holds them (gone with it if it is gone) */
 	snprintf(path, sizeof(path), "%s/dc_rd_port", dir);
 	fd = bpf_obj_get(path);
-	if (fd < 0 && errno == ENOENT)
-		return 0;	/* nothing attached */
-	if (fd < 0)
-		return dc_err_set(&ctx->err, EXIT_ERR, "%s: %s", path, strerror(errno));
-	/* the ports' names, in the namespace that holds them */
-	if (dc_netns_enter(a->netns, &saved, why, sizeof(why))) {
-		close(fd);
-		return dc_err_set(&ctx->err, EXIT_ERR, "%s", why);
-	}
-	while (n < DC_RD_PORTS && !bpf_map_get_next_key(fd, prev, &next)) {
-		if (if_indextoname(next, names[n]))
-			n++;
-		key = next;
-		prev = &key;
-	}
-	dc_netns_leave(saved);
-	close(fd);
-	for (i = 0; i < n; i++) {
-		struct dc_attach at = { .hook = DC_HOOK_TC_INGRESS, .netns = a->netns, .ifname = names[i] };
+	if (fd >= 0 && !links && !dc_netns_enter(a->netns, &saved, why, sizeof(why))) {
+		while (n < DC_RD_PORTS && !bpf_map_get_next_key(fd, prev, &next)) {
+			if (if_indextoname(next, names[n]))
+				n++;
+			key = next;
+			prev = &key;
+		}
+		dc_netns_leave(saved);
+		for (i = 0; i < n; i++) {
+			struct dc_attach at = { .hook = DC_HOOK_TC_INGRESS, .netns = a->netns, .ifname = names[i] };
 
-		snprintf(path, sizeof(path), "%s/%.16s_ingress", dir, names[i]);
-		if (dc_exists(path))
-			dc_detach_pinned(path);
-		else
 			dc_detach_netlink(&at);
+		}
 	}
+	if (fd >= 0)
+		close(fd);
 	for (m = 0; m < sizeof(rd_maps) / sizeof(rd_maps[0]); m++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, rd_maps[m]);
 		if (unlink(path) && errno != ENOENT)
@@ -213,7 +243,13 @@ int dc_rd_detach_run(struct dc_ctx *ctx, const struct dc_rd_detach_args *a)
 	if (strrchr(path, '/'))
 		*strrchr(path, '/') = '\0';
 	rmdir(path);
-	if (!ctx->json)
-		fprintf(ctx->out, "%u port(s) detached, %s removed\n", n, dir);
+	if (ctx->json) {
+		jw_obj(&ctx->jw, NULL);
+		jw_u64(&ctx->jw, "ports", links + n);
+		jw_end_obj(&ctx->jw);
+		jw_done(&ctx->jw);
+	} else {
+		fprintf(ctx->out, "%u port(s) detached, %s removed\n", links + n, dir);
+	}
 	return 0;
 }

@@ -36,17 +36,21 @@ t_pass "rdcn: rotor fabric built, the circuit switch attached (4 ToRs, round rob
 OCS_DIR="$PIN/rdcn/$FAB_OCS"
 
 cat >"$tmp/udp.py" <<'EOF'
-import socket, struct, sys, time
+import os, socket, struct, sys, time
 role = sys.argv[1]
 if role == "recv":
-    addr, secs, out = sys.argv[2], float(sys.argv[3]), sys.argv[4]
+    # until the sender is done (its file exists) and 0.5 s more, at most secs
+    addr, secs, out, done = sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5]
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind((addr, 5077))
-    s.settimeout(0.2)
+    s.settimeout(0.1)
     end = time.monotonic() + secs
     got = []
     open(out + ".ready", "w").close()
     while time.monotonic() < end:
+        if os.path.exists(done):
+            end = min(end, time.monotonic() + 0.5)
+            done = "/nonexistent/"
         try:
             b = s.recv(64)
         except socket.timeout:
@@ -78,8 +82,7 @@ else:
             f.write("%d %d\n" % g)
 EOF
 
-RECV_SECS=$(awk -v s="$SECS" 'BEGIN { print s + 1.5 }')
-fabric_bg "${FAB_TORS[2]}" python3 "$tmp/udp.py" recv 10.77.2.1 "$RECV_SECS" "$tmp/recv.txt"
+fabric_bg "${FAB_TORS[2]}" python3 "$tmp/udp.py" recv 10.77.2.1 120 "$tmp/recv.txt" "$tmp/sent.txt"
 RECV_PID=$FAB_LAST_PID
 wait_until 10 test -e "$tmp/recv.txt.ready" || t_fail "rdcn: receiver ready" "no ready file"
 # starts around the flip: the first datagrams may still meet no schedule
@@ -89,6 +92,11 @@ wait "$RECV_PID" 2>/dev/null
 bpftool -j map dump pinned "$OCS_DIR/dc_rd_pcnt" >"$tmp/pcnt.json" 2>/dev/null ||
 	t_fail "rdcn: bpftool dumps the counters" "bpftool map dump failed"
 echo "$FAB_RD_OUT" >"$tmp/attach.json"
+# what ToR 2's stack saw, for a failure's message
+{
+	ip -n "${FAB_TORS[2]}" -s -o link show "${FAB_ID}t2u0"
+	ip netns exec "${FAB_TORS[2]}" grep -E '^(Udp|Ip):' /proc/net/snmp
+} >"$tmp/diag.txt" 2>&1
 
 # every number from the files; the checks in one place
 python3 - "$tmp" >"$tmp/verdict.txt" 2>"$tmp/verdict.err" <<'EOF'
@@ -158,7 +166,7 @@ SENT=$(v sent) RECV=$(v received)
 	t_fail "rdcn: the switch saw every datagram" "rx $(v switch_rx), sent $SENT"
 [ "$(v switch_pass)" = "$RECV" ] && [ "$(v out_tor2)" = "$RECV" ] &&
 	t_pass "rdcn: passed at ToR 0's port = left by ToR 2's port = received ($RECV)" ||
-	t_fail "rdcn: passed = received" "pass $(v switch_pass), out $(v out_tor2), received $RECV"
+	t_fail "rdcn: passed = received" "pass $(v switch_pass), out $(v out_tor2), received $RECV; ToR 2: $(tr -s ' \n' ' ' <"$tmp/diag.txt")"
 [ $(($(v drop_nosched) + $(v drop_night) + $(v drop_unmatched) + $(v switch_pass))) = "$SENT" ] &&
 	[ "$(v drop_nodest)" = 0 ] && [ "$(v drop_short)" = 0 ] &&
 	t_pass "rdcn: the rest dropped as no schedule, night or unmatched" ||

@@ -147,4 +147,19 @@ expect "rdcn cli: bounds: degree above n_t" 2 "degree 17" "$D" rdcn bounds "${T7
 expect "rdcn cli: bounds: link rate required" 2 "link-gbps" "$D" rdcn bounds -n 16 --slot-ns 100 -d 4
 expect "rdcn cli: bounds: k = 1" 2 "k must be at least 2" "$D" rdcn bounds "${T71[@]}" -d 4 -k 1
 
+# ---- the circuit switch's commands: what is refused before anything is loaded ----
+PIN="/sys/fs/bpf/dcbpf-test-rdcncli-$$"
+expect "rdcn cli: attach needs a port" 2 "port" "$D" --pin-dir "$PIN" rdcn attach
+expect "rdcn cli: attach: a port without its MAC" 2 "IF=TOR/UP@MAC" \
+	"$D" --pin-dir "$PIN" rdcn attach --port c0=0/0
+expect "rdcn cli: attach: a group MAC" 2 "group address" \
+	"$D" --pin-dir "$PIN" rdcn attach --port c0=0/0@ff:ff:ff:ff:ff:ff
+expect "rdcn cli: attach: one (ToR, uplink) twice" 2 "given twice" \
+	"$D" --pin-dir "$PIN" rdcn attach --port c0=0/0@02:00:00:00:00:01 --port c1=0/0@02:00:00:00:00:02
+expect "rdcn cli: publish without an attached switch" 1 "is the fabric up" \
+	"$D" --pin-dir "$PIN" rdcn publish "$tmp/stdout.sched"
+expect "rdcn cli: detach of nothing attached" 0 "" "$D" --pin-dir "$PIN" rdcn detach
+[ ! -e "$PIN" ] && t_pass "rdcn cli: the refused commands pinned nothing" ||
+	{ t_fail "rdcn cli: the refused commands pinned nothing" "$(ls -R "$PIN")"; rm -rf "$PIN"; }
+
 [ -z "${T_FAILED:-}" ]

@@ -4,8 +4,9 @@
  * Reconfigurable networks (include/dcbpf/rdcn.h, loader/rdcn/), around the
  * generators (test_rdcn.c): matrix rounding, the schedule and demand files
  * accepted and refused, the bounds of the thesis' Theorems 15-19, 22,
- * 24-25, Corollary 2 on Table 7.1 and the Ch. 9 table, and the writer of
- * the double-buffered schedule on a store in memory.
+ * 24-25, Corollary 2 on Table 7.1 and the Ch. 9 table, the writer of
+ * the double-buffered schedule on a store in memory, and the circuit
+ * switch's port specification (IF=TOR/UP@MAC) accepted and refused.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -349,6 +350,46 @@ static void test_publish(void)
 	      EXIT_USAGE && strstr(err.msg, "day_ns"), "%s", err.msg);
 }
 
+static void test_portspec(void)
+{
+	static const struct {
+		const char *spec, *why;
+	} bad[] = {
+		{ "c0u0", "IF=TOR/UP@MAC" },
+		{ "=0/0@02:00:00:00:00:01", "IF=TOR/UP@MAC" },
+		{ "c0u0=0@02:00:00:00:00:01", "IF=TOR/UP@MAC" },
+		{ "c0u0=0/0", "IF=TOR/UP@MAC" },
+		{ "c0u0=64/0@02:00:00:00:00:01", "ToR must be 0..63" },
+		{ "c0u0=x/0@02:00:00:00:00:01", "ToR must be" },
+		{ "c0u0=1/8@02:00:00:00:00:01", "uplink must be 0..7" },
+		{ "c0u0=1/@02:00:00:00:00:01", "uplink must be" },
+		{ "c0u0=1/0@02:00:00:00:00", "six hex bytes" },
+		{ "c0u0=1/0@02:00:00:00:00:0g", "six hex bytes" },
+		{ "c0u0=1/0@02:00:00:00:00:01x", "six hex bytes" },
+		{ "c0u0=1/0@ff:ff:ff:ff:ff:ff", "group address" },
+		{ "c0u0=1/0@01:00:5e:00:00:01", "group address" },
+		{ "abcdefghijklmnop=1/0@02:00:00:00:00:01", "longer than 15" },
+	};
+	struct dc_rd_portspec p;
+	unsigned int i;
+
+	CHECK("portspec: c3u1=3/1@02:dc:7d:00:03:01",
+	      dc_rd_port_parse("c3u1=3/1@02:dc:7d:00:03:01", &p, &err) == 0 && !strcmp(p.ifname, "c3u1") &&
+	      p.tor == 3 && p.up == 1 && p.mac[0] == 0x02 && p.mac[1] == 0xdc && p.mac[4] == 3 && p.mac[5] == 1,
+	      "%s", err.msg);
+	CHECK("portspec: the last ToR and uplink, upper-case hex",
+	      dc_rd_port_parse("x=63/7@0A:BB:CC:DD:EE:FF", &p, &err) == 0 && p.tor == 63 && p.up == 7 &&
+	      p.mac[0] == 0x0a && p.mac[5] == 0xff, "%s", err.msg);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char name[160];
+
+		memset(&err, 0, sizeof(err));
+		snprintf(name, sizeof(name), "portspec: %s refused (%s)", bad[i].spec, bad[i].why);
+		CHECK(name, dc_rd_port_parse(bad[i].spec, &p, &err) == EXIT_USAGE && strstr(err.msg, bad[i].why),
+		      "%s", err.msg);
+	}
+}
+
 int main(void)
 {
 	test_round();
@@ -356,5 +397,6 @@ int main(void)
 	test_demand();
 	test_bounds();
 	test_publish();
+	test_portspec();
 	return check_failed;
 }
