@@ -112,6 +112,16 @@ run() {
 read -r util_c p50_c p99_c mbps_c n_c <<<"$(run cubic -1)"
 read -r util_h p50_h p99_h mbps_h n_h <<<"$(run hpcc 2)"
 read -r util_t p50_t p99_t mbps_t n_t <<<"$(run timely 3)"
+# Under emulation a TIMELY transfer once missed the tool's deadline (0 queue samples: the flows
+# did not complete in TMO s; the emulated CPU's RTT samples swing past T_high, each one a
+# multiplicative cut). One more run there, with the first run's reason kept for the verdicts.
+why_t=""
+if [ "${n_t:-0}" -eq 0 ] && [ "${DCBPF_VM:-0}" = 1 ]; then
+	why_t="first run: $(tr '\n' ' ' <"$LOG/run-timely.err" | tail -c 200)"
+	cp "$LOG/run-timely.err" "$LOG/run-timely-1.err"
+	read -r util_t p50_t p99_t mbps_t n_t <<<"$(run timely 3)"
+fi
+err_t() { echo "${why_t:+$why_t; }$(tr '\n' ' ' <"$LOG/run-timely.err" | tail -c 200)"; }
 {
 	echo "cubic:  util=$util_c% p50=$p50_c p99=$p99_c mbps=$mbps_c samples=$n_c"
 	echo "hpcc:   util=$util_h% p50=$p50_h p99=$p99_h mbps=$mbps_h samples=$n_h"
@@ -160,13 +170,13 @@ else
 	t_fail "baseline: timely raises and cuts its rate" "rate_increases=$inc rate_decreases=$dec"
 fi
 [ "${util_t:-0}" -ge 10 ] && t_pass "baseline: timely holds the bottleneck ($mbps_t Mbit/s of $RATE)" ||
-	t_fail "baseline: timely holds the bottleneck" "$mbps_t Mbit/s of $RATE (floor 10 %)"
+	t_fail "baseline: timely holds the bottleneck" "$mbps_t Mbit/s of $RATE (floor 10 %); $(err_t)"
 # RTT below T_high: queue within T_high·rate + one 64 KB burst.
 lim=$((RATE * THIGH / 8 + 65536))
 if [ "${n_t:-0}" -ge $MINSAMP ] && [ "${p50_t:-0}" -le "$lim" ] && [ "${p50_t:-0}" -le $((${p50_c:-0} / 4)) ]; then
 	t_pass "baseline: timely keeps the queue below T_high (p50 $p50_t B, p99 $p99_t B; limit $lim B)"
 else
-	t_fail "baseline: timely keeps the queue below T_high" "p50 $p50_t B (limit $lim, cubic p50 $p50_c B), p99 $p99_t B, $n_t samples (want $MINSAMP)"
+	t_fail "baseline: timely keeps the queue below T_high" "p50 $p50_t B (limit $lim, cubic p50 $p50_c B), p99 $p99_t B, $n_t samples (want $MINSAMP); $(err_t)"
 fi
 
 # --- live parameters and trace ----------------------------------------------

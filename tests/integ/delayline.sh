@@ -8,6 +8,8 @@
 # included, none lost or reordered); both directions delayed (-2) add
 # twice the delay and carry TCP's GSO frames; a ring too small for the delay
 # drops and counts; teardown removes the wire namespace and the process.
+# host-suite: the delay line is a user-space process over AF_PACKET and the TBF qdisc; it loads
+# no BPF program, and the experiments that use it (FAB_DELAY_US) run on the host.
 # shellcheck shell=bash
 source "$(dirname "$0")/../lib/test.sh"
 source tests/lib/fabric.sh
