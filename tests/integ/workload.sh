@@ -9,7 +9,9 @@
 # (seed); slowdowns >= 1 within the noise of the base RTT; the bins and
 # percentiles are consistent with the CSV; rto_min 10 ms is on the routes,
 # in `ss -ti` and in the flows' tcpi_rto; the plots are written.
-# Inside the VM (DCBPF_VM=1) the links run at 100 Mbit/s and fewer flows.
+# host-suite: the harness (arrivals, sizes, completion times, the schema, the plots) is user
+# space; the kernel paths under it, a CC chosen per socket and DCTCP marking, are taken in the VM
+# by tests/integ/cc.sh and dctcp.sh, and a route's rto_min is older than any kernel dcbpf runs on.
 # shellcheck shell=bash
 # SC2015: "A && t_pass || t_fail" is safe, t_pass only prints.
 # shellcheck disable=SC2015
