@@ -22,7 +22,7 @@ D=$(realpath "$BUILD/dcbpf")
 tmp=$(t_mktmp rdcn-fab) || exit 1
 PIN=/sys/fs/bpf/dcbpf-test-rdcn-$$
 SECS=1.2 GAP_US=500
-[ "${DCBPF_VM:-0}" = 1 ] && SECS=3 GAP_US=2000	# emulated CPU: fewer, slower datagrams
+[ "${DCBPF_VM:-0}" = 1 ] && SECS=1.5 GAP_US=2000	# emulated CPU: fewer, slower datagrams
 
 "$D" rdcn schedule --kind rr -n 4 --slot-ns 24500000 --reconf-ns 2000000 --out "$tmp/rr.sched" >/dev/null ||
 	{ t_fail "rdcn: schedule" "dcbpf rdcn schedule failed"; exit 1; }
