@@ -6,6 +6,8 @@
  *
  * Anything that is not TCP/IPv4, is a fragment, or is truncated passes
  * untouched; so does a packet whose IP options leave no room (counted).
+ * Every packet is handed on (DC_TC_NEXT): programs after these on the
+ * same hook (tcx or cls_bpf) still run; at the end of the hook it passes.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -189,10 +191,10 @@ int dc_int_hout(struct __sk_buff *skb)
 	struct dc_pkt p;
 
 	if (!dc_parse_tcp4(skb, &p))
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	if (!dc_int_source(skb, &p))
 		dc_int_echo(skb, &p);
-	return TC_ACT_OK;
+	return DC_TC_NEXT;
 }
 
 /* Sink: keep the stack for the echo. */
@@ -256,22 +258,22 @@ int dc_int_hin(struct __sk_buff *skb)
 	__u32 opts_len, len, slots;
 
 	if (!dc_parse_tcp4(skb, &p) || p.ihl_bytes == DC_IP_BASE_LEN)
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	opts_len = p.ihl_bytes - DC_IP_BASE_LEN;
 	if (bpf_skb_load_bytes(skb, DC_IP_OPT_OFF, opt, 4))
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	v = dc_int_check(opt, opts_len);
 	if (v == DC_INT_NONE)
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	len = opt[1];
 	if (v == DC_INT_BAD_LEN) {
 		/* Documented rule: a length we cannot trust is left alone; the IP
 		 * layer ignores unknown options, TCP never sees them. */
 		DC_COUNT(dc_int_stats, bad_passed);
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	}
 	if (len > DC_INT_MAX_OPT_LEN || bpf_skb_load_bytes(skb, DC_IP_OPT_OFF, opt, len))
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	slots = dc_int_slots(len);
 	if (v == DC_INT_TAG)
 		; /* an Ethereal tag that no leaf removed: strip, nothing to keep */
@@ -283,7 +285,7 @@ int dc_int_hin(struct __sk_buff *skb)
 		dc_int_sink_keep(&p, opt, slots);
 	if (dc_int_strip(skb, &p, len)) {
 		DC_COUNT(dc_int_stats, strip_fail);
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	}
 	if (v == DC_INT_TAG)
 		DC_COUNT(dc_int_stats, tag_stripped);
@@ -291,5 +293,5 @@ int dc_int_hin(struct __sk_buff *skb)
 		DC_COUNT(dc_int_stats, echo_rx);
 	else if (v == DC_INT_OK)
 		DC_COUNT(dc_int_stats, sink_stripped);
-	return TC_ACT_OK;
+	return DC_TC_NEXT;
 }

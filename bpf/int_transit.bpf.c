@@ -9,7 +9,8 @@
  * free slot of a data packet's INT option in place — queue length the
  * packet finds, switch time, bytes the port has sent, port rate — or sets
  * the overflow flag when no slot is left.  The packet never grows; echoed
- * stacks (E flag) and anything malformed pass untouched.
+ * stacks (E flag) and anything malformed pass untouched.  Every packet
+ * is handed on (DC_TC_NEXT): the port's other egress programs still run.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -64,50 +65,50 @@ int dc_int_xmit(struct __sk_buff *skb)
 	__u32 hops, slots, off;
 
 	if (!dc_parse_tcp4(skb, &p) || p.ihl_bytes == DC_IP_BASE_LEN)
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	if (bpf_skb_load_bytes(skb, DC_IP_OPT_OFF, base, sizeof(base)))
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	v = dc_int_check(base, p.ihl_bytes - DC_IP_BASE_LEN);
 	if (v == DC_INT_TAG) {
 		/* Ethereal's tag-only option: no slot to fill; the leaf steers by it */
 		DC_COUNT(dc_int_xstats, transit_tag);
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	}
 	if (v != DC_INT_OK) {
 		if (base[0] == DC_INT_OPT_TYPE)
 			DC_COUNT(dc_int_xstats, bad_passed);
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	}
 	if (base[2] & DC_INT_FLAG_ECHO) {
 		DC_COUNT(dc_int_xstats, transit_echo);
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	}
 	__builtin_memcpy(nbase, base, sizeof(base));
 	hops = dc_int_hops(base[3]);
 	slots = dc_int_slots(base[1]);
 	if (hops >= slots) {
 		if (base[2] & DC_INT_FLAG_OVERFLOW)
-			return TC_ACT_OK;
+			return DC_TC_NEXT;
 		nbase[2] |= DC_INT_FLAG_OVERFLOW;
 		if (!dc_rewrite(skb, DC_IP_OPT_OFF, base, nbase, sizeof(base)))
 			DC_COUNT(dc_int_xstats, transit_overflow);
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	}
 	port = dc_port_of(skb->ifindex);
 	if (!port)
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	h.rate_mbps = port->rate_mbps;
 	h.qlen_bytes = port->qlen_bytes;
 	h.tx_bytes = port->tx_bytes;
 	h.ts_ns = bpf_ktime_get_ns();
 	off = DC_IP_OPT_OFF + DC_INT_BASE_LEN + (hops & 3) * DC_INT_HOP_LEN;
 	if (bpf_skb_load_bytes(skb, off, hop_old, sizeof(hop_old)))
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	dc_int_store_be64(hop_new, dc_int_hop_encode(&h));
 	nbase[3] = dc_int_b3(hops + 1, dc_int_path(base[3]));
 	if (dc_rewrite(skb, off, hop_old, hop_new, sizeof(hop_new)) ||
 	    dc_rewrite(skb, DC_IP_OPT_OFF, base, nbase, sizeof(base)))
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	DC_COUNT(dc_int_xstats, transit_filled);
-	return TC_ACT_OK;
+	return DC_TC_NEXT;
 }

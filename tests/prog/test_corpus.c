@@ -110,6 +110,10 @@ static bool refusal_documented(int prog, const struct pkt *p)
 	       (get16(p->b + 12) == 0x86dd && p->len < skb_min_ip6);
 }
 
+/* A run the kernel refused: RUN_ERR - errno, below every verdict (the INT
+ * programs hand packets on with -1, tcx "next" / TC_ACT_UNSPEC). */
+#define RUN_ERR (-1000)
+
 static int skb_run(int fd, const struct pkt *in, struct pkt *out)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in->b, .data_size_in = in->len,
@@ -118,7 +122,7 @@ static int skb_run(int fd, const struct pkt *in, struct pkt *out)
 
 	out->len = o.data_size_out;
 	if (err)
-		return -errno;
+		return RUN_ERR - errno;
 	return (int)o.retval;
 }
 
@@ -132,7 +136,7 @@ static int xdp_run(const struct pkt *in, struct pkt *out)
 
 	out->len = o.data_size_out;
 	if (err)
-		return -errno;
+		return RUN_ERR - errno;
 	return (int)o.retval;
 }
 
@@ -168,7 +172,7 @@ static __u64 now_ns(void);
 
 /* Runs the tc program P (FD) on IN: false when the run was refused
  * (counted when the size limits explain it, a failure otherwise); else the
- * counters of STATS_FD after it in *AFTER, TC_ACT_OK checked, OUT noted.
+ * counters of STATS_FD after it in *AFTER, the verdict "next" checked, OUT noted.
  * T_RUN (if not NULL): the clock read right after the run. */
 static bool skb_run_ok(int p, int fd, const struct pkt *in, struct pkt *out, int stats_fd,
 		       struct dc_int_counters *after, __u64 *t_run)
@@ -178,16 +182,16 @@ static bool skb_run_ok(int p, int fd, const struct pkt *in, struct pkt *out, int
 	if (t_run)
 		*t_run = now_ns();
 
-	if (rc < 0) {
+	if (rc <= RUN_ERR) {
 		if (refusal_documented(p, in))
 			cur->refused[p]++;
 		else
-			fail(p, in, "test_run error %d", rc);
+			fail(p, in, "test_run error %d", RUN_ERR - rc);
 		return false;
 	}
 	*after = ctr(stats_fd);
-	if (rc != 0)
-		fail(p, in, "verdict %d, expected TC_ACT_OK", rc);
+	if (rc != -1)
+		fail(p, in, "verdict %d, expected -1 (tcx next / TC_ACT_UNSPEC)", rc);
 	note(p, in, out);
 	return true;
 }
@@ -441,11 +445,11 @@ static void do_xdp(const struct pkt *in)
 	int rc;
 
 	rc = xdp_run(in, &out);
-	if (rc < 0) {
+	if (rc <= RUN_ERR) {
 		if (refusal_documented(P_XDP, in))
 			cur->refused[P_XDP]++;
 		else
-			fail(P_XDP, in, "test_run error %d", rc);
+			fail(P_XDP, in, "test_run error %d", RUN_ERR - rc);
 		return;
 	}
 	if (rc != XDP_PASS)
@@ -525,7 +529,7 @@ static __u32 probe_limit(int prog, bool largest, __u16 ethertype)
 			__u32 mid = (lo + hi) / 2;
 
 			p.len = mid;
-			if ((prog == P_XDP ? xdp_run(&p, &o) : skb_run(fd_hout, &p, &o)) >= 0)
+			if ((prog == P_XDP ? xdp_run(&p, &o) : skb_run(fd_hout, &p, &o)) > RUN_ERR)
 				lo = mid;
 			else
 				hi = mid;
@@ -534,7 +538,7 @@ static __u32 probe_limit(int prog, bool largest, __u16 ethertype)
 	}
 	for (lo = 0; lo < 64; lo++) {
 		p.len = lo;
-		if ((prog == P_XDP ? xdp_run(&p, &o) : skb_run(fd_hout, &p, &o)) >= 0)
+		if ((prog == P_XDP ? xdp_run(&p, &o) : skb_run(fd_hout, &p, &o)) > RUN_ERR)
 			return lo;
 	}
 	return 64;
