@@ -166,7 +166,7 @@ if command -v dumpcap >/dev/null && command -v tshark >/dev/null; then
 	# own reply socket, on whichever CPU took the segment, beside the
 	# socket's own RST; resets are compared as a set.
 	byflow() {
-		tshark -r "$1" -T jsonraw 2>/dev/null | jq -r '.[]._source.layers.frame_raw[0]' |
+		timeout 120 tshark -r "$1" -o tcp.desegment_tcp_streams:FALSE -T jsonraw 2>/dev/null | jq -r '.[]._source.layers.frame_raw[0]' |
 			awk '{ ihl = substr($0, 30, 1); proto = substr($0, 47, 2)
 			       l4 = 28 + 8 * (index("56789abcdef", ihl) + 4)
 			       key = proto "-" substr($0, 61, 8)
