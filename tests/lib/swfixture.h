@@ -185,6 +185,27 @@ static int swfix_run(struct swfix *f, const void *pkt, size_t len, void *out, __
 	return (int)o.retval;
 }
 
+/* Queues per port (dc_sw_meta.nqueues), as `switch up --queues N` sets it. */
+static __attribute__((unused)) void swfix_nqueues(struct swfix *f, __u32 n)
+{
+	struct dc_sw_meta m;
+	__u32 zero = 0;
+
+	bpf_map_lookup_elem(f->meta, &zero, &m);
+	m.nqueues = n;
+	bpf_map_update_elem(f->meta, &zero, &m, BPF_ANY);
+}
+
+/* The admission threshold port 1's QUEUE last got (its dc_sw_queue record). */
+static __attribute__((unused)) __u64 swfix_qthresh(struct swfix *f, __u32 queue)
+{
+	struct dc_sw_queue r = { 0 };
+	__u32 key = dc_qrec_key(1, queue);
+
+	bpf_map_lookup_elem(bpf_map__fd(f->skel->maps.dc_sw_queue), &key, &r);
+	return r.thresh_bytes;
+}
+
 /* Counters of (port, prio) summed over CPUs. */
 static __attribute__((unused)) struct dc_sw_counters swfix_counters(struct swfix *f, __u32 key)
 {

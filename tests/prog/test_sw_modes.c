@@ -71,25 +71,6 @@ static void state_now(void)
 	bpf_map_update_elem(qfd, &key, &r, BPF_ANY);
 }
 
-static void nqueues(__u32 n)
-{
-	struct dc_sw_meta m;
-	__u32 zero = 0;
-
-	bpf_map_lookup_elem(f.meta, &zero, &m);
-	m.nqueues = n;
-	bpf_map_update_elem(f.meta, &zero, &m, BPF_ANY);
-}
-
-static __u64 thresh_of(__u32 queue)
-{
-	struct dc_sw_queue r = { 0 };
-	__u32 key = dc_qrec_key(1, queue);
-
-	bpf_map_lookup_elem(qfd, &key, &r);
-	return r.thresh_bytes;
-}
-
 static __u16 csum(const void *p, size_t n)
 {
 	const unsigned char *b = p;
@@ -276,7 +257,7 @@ static void slytherin_xdp(void)
 	CHECK_EQ("slytherin xdp: CS5 data is no exception (the DSCP does not choose)",
 		 xdp_verdict(0xa0, ACK, DATA), XDP_DROP);
 	CHECK_EQ("slytherin xdp: CE data goes to queue 1: admitted", xdp_verdict(0x03, ACK, DATA), XDP_PASS);
-	CHECK_EQ("slytherin xdp: ... queue 1's record has T = 300 kB", thresh_of(1), 300000);
+	CHECK_EQ("slytherin xdp: ... queue 1's record has T = 300 kB", swfix_qthresh(&f, 1), 300000);
 	CHECK_EQ("slytherin xdp: a pure ACK (Not-ECT) goes to queue 1: admitted",
 		 xdp_verdict(0x00, ACK, 0), XDP_PASS);
 	CHECK_EQ("slytherin xdp: ... counted as priority 7",
@@ -307,7 +288,7 @@ static void resqueue(void)
 		 XDP_DROP);
 	CHECK_EQ("resqueue: CS7 (level 1, queue 1 at 10 kB) admitted into its 20 kB while DT would drop",
 		 xdp_verdict(0xe0, ACK, DATA), XDP_PASS);
-	CHECK_EQ("resqueue: ... queue 1's record shows the reserved 20 kB", thresh_of(1), 20000);
+	CHECK_EQ("resqueue: ... queue 1's record shows the reserved 20 kB", swfix_qthresh(&f, 1), 20000);
 	{
 		unsigned char tmp[MAXP];
 		size_t len = pkt(tmp, false, 0xe0, ACK, DATA);
@@ -355,7 +336,7 @@ int main(void)
 	f.c.prio_mode = DC_SW_PM_SLYTHERIN;
 	f.c.sly_k_q16 = Q16(0.25);
 	swfix_cfg(&f);
-	nqueues(2);
+	swfix_nqueues(&f, 2);
 	slytherin_tc();
 	slytherin_xdp();
 	resqueue();

@@ -56,25 +56,6 @@ static void state(__u64 q0, __u64 q1, __u32 n0, __u32 n1, __u32 gamma1)
 	bpf_map_update_elem(qfd, &key, &r, BPF_ANY);
 }
 
-static void nqueues(__u32 n)
-{
-	struct dc_sw_meta m;
-	__u32 zero = 0;
-
-	bpf_map_lookup_elem(f.meta, &zero, &m);
-	m.nqueues = n;
-	bpf_map_update_elem(f.meta, &zero, &m, BPF_ANY);
-}
-
-static __u64 thresh_of(__u32 queue)
-{
-	struct dc_sw_queue r = { 0 };
-	__u32 key = dc_qrec_key(1, queue);
-
-	bpf_map_lookup_elem(qfd, &key, &r);
-	return r.thresh_bytes;
-}
-
 static int verdict(__u8 tos)
 {
 	unsigned char in[LEN];
@@ -122,26 +103,26 @@ int main(void)
 	swfix_cfg(&f);
 
 	/* DT, two queues: the low queue holds 400 kB, T = 0.5·(1 MB − 400 kB) */
-	nqueues(2);
+	swfix_nqueues(&f, 2);
 	state(400000, 0, 1, 1, (__u32)DC_Q16_ONE);
 	CHECK_EQ("queues dt: a DSCP 0 packet meets its full queue (400 kB ≥ T = 300 kB): dropped",
 		 verdict(0x00), XDP_DROP);
-	CHECK_EQ("queues dt: queue 0's record has T = 300 kB", thresh_of(0), 300000);
+	CHECK_EQ("queues dt: queue 0's record has T = 300 kB", swfix_qthresh(&f, 0), 300000);
 	CHECK_EQ("queues dt: a CS5 packet (priority 5 → queue 1, empty) is admitted", verdict(0xa0),
 		 XDP_PASS);
-	CHECK_EQ("queues dt: queue 1's record has its T = 300 kB", thresh_of(1), 300000);
+	CHECK_EQ("queues dt: queue 1's record has its T = 300 kB", swfix_qthresh(&f, 1), 300000);
 	/* α per priority: α_5 = 1/8 → T = 75 kB; queue 1 at 80 kB refuses */
 	f.c.alpha_q16[5] = Q16(0.125);
 	swfix_cfg(&f);
 	state(320000, 80000, 1, 1, (__u32)DC_Q16_ONE);
 	CHECK_EQ("queues dt: α of priority 5 = 1/8: queue 1 at 80 kB ≥ T = 75 kB drops CS5",
 		 verdict(0xa0), XDP_DROP);
-	CHECK_EQ("queues dt: ... and its record shows T = 75 kB", thresh_of(1), 75000);
+	CHECK_EQ("queues dt: ... and its record shows T = 75 kB", swfix_qthresh(&f, 1), 75000);
 	f.c.alpha_q16[5] = Q16(0.5);
 	swfix_cfg(&f);
 
 	/* one queue: the same state decides on the port's 400 kB */
-	nqueues(1);
+	swfix_nqueues(&f, 1);
 	state(400000, 0, 1, 1, (__u32)DC_Q16_ONE);
 	CHECK_EQ("one queue: the CS5 packet meets the port's 400 kB: dropped", verdict(0xa0),
 		 XDP_DROP);
@@ -150,15 +131,15 @@ int main(void)
 	 * γ per queue.  Q = 100 kB: α(B − Q) = 450 kB. */
 	f.c.alg = DC_ALG_ABM;
 	swfix_cfg(&f);
-	nqueues(2);
+	swfix_nqueues(&f, 2);
 	state(100000, 0, 4, 1, (__u32)DC_Q16_ONE);
 	CHECK_EQ("queues abm: the low class divides by its n_p = 4: q 100 kB < T = 112.5 kB, admitted",
 		 verdict(0x00), XDP_PASS);
-	CHECK_EQ("queues abm: queue 0's T = ⌈450 kB / 4⌉", thresh_of(0), 112500);
-	CHECK_EQ("queues abm: the high class (n_p = 1) gets T = 450 kB", (verdict(0xa0), thresh_of(1)),
+	CHECK_EQ("queues abm: queue 0's T = ⌈450 kB / 4⌉", swfix_qthresh(&f, 0), 112500);
+	CHECK_EQ("queues abm: the high class (n_p = 1) gets T = 450 kB", (verdict(0xa0), swfix_qthresh(&f, 1)),
 		 450000);
 	state(100000, 0, 4, 1, Q16(0.25));
-	CHECK_EQ("queues abm: queue 1's γ = 1/4 → T = 112.5 kB", (verdict(0xa0), thresh_of(1)),
+	CHECK_EQ("queues abm: queue 1's γ = 1/4 → T = 112.5 kB", (verdict(0xa0), swfix_qthresh(&f, 1)),
 		 112500);
 	state(120000, 0, 4, 1, (__u32)DC_Q16_ONE);
 	CHECK_EQ("queues abm: low queue at 120 kB ≥ ⌈440 kB / 4⌉ = 110 kB: dropped", verdict(0x00),
@@ -168,7 +149,7 @@ int main(void)
 	{
 		int ret = 0;
 
-		nqueues(2);
+		swfix_nqueues(&f, 2);
 		CHECK_EQ("tc prio: CS5 goes to leaf 1:2 (queue 1)", tc_prio(0xa0, false, &ret),
 			 0x10002);
 		CHECK_EQ("tc prio: and lets the next program on the hook run (TCX_NEXT)", ret, -1);
@@ -176,10 +157,10 @@ int main(void)
 			 0x10001);
 		CHECK_EQ("tc prio: a frame that is not IP (ARP) goes to leaf 1:1",
 			 tc_prio(0xa0, true, &ret), 0x10001);
-		nqueues(8);
+		swfix_nqueues(&f, 8);
 		CHECK_EQ("tc prio: 8 queues, CS5 goes to leaf 1:6", tc_prio(0xa0, false, &ret),
 			 0x10006);
-		nqueues(1);
+		swfix_nqueues(&f, 1);
 		CHECK_EQ("tc prio: one queue leaves skb->priority alone", tc_prio(0xa0, false, &ret), 0);
 	}
 	switch_bpf__destroy(f.skel);
