@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 /* CI=true: nothing of the core may skip there, so a missing privilege fails. */
@@ -43,6 +44,38 @@ static inline bool dc_under_ci(void)
 			return 0;                                                                  \
 		}                                                                                  \
 	} while (0)
+
+/* bpftool's JSON dump of the map SEL ("pinned PATH" or "id N") names FIELD
+ * (a quoted key): the fields `bpftool map dump` shows a user. */
+static inline bool dc_dump_has(const char *sel, const char *field)
+{
+	char cmd[512], line[4096];
+	bool found = false;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "bpftool -j map dump %s 2>/dev/null", sel);
+	p = popen(cmd, "r");
+	if (!p)
+		return false;
+	while (fgets(line, sizeof(line), p))
+		if (strstr(line, field))
+			found = true;
+	pclose(p);
+	return found;
+}
+
+/* The same for the map behind MAP_FD. */
+static inline bool dc_fd_dump_has(int map_fd, const char *field)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+	char sel[32];
+
+	if (bpf_obj_get_info_by_fd(map_fd, &info, &len))
+		return false;
+	snprintf(sel, sizeof(sel), "id %u", info.id);
+	return dc_dump_has(sel, field);
+}
 
 /* A fixture must not touch pinned production state: no map of obj is pinned. */
 static inline void dc_skel_private_maps(struct bpf_object *obj)

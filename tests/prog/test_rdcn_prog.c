@@ -51,22 +51,13 @@ static int probe(__u64 now, __u32 from, __u32 to, struct dc_rt_frame *out)
 	return (int)o.retval;
 }
 
-/* bpftool's JSON dump of a pinned map names this field */
-static int dump_has(const char *pin, const char *field)
+/* bpftool's JSON dump of the map pinned at PIN names FIELD */
+static bool pin_dump_has(const char *pin, const char *field)
 {
-	char cmd[512], line[4096];
-	int found = 0;
-	FILE *p;
+	char sel[300];
 
-	snprintf(cmd, sizeof(cmd), "bpftool -j map dump pinned %s 2>/dev/null", pin);
-	p = popen(cmd, "r");
-	if (!p)
-		return 0;
-	while (fgets(line, sizeof(line), p))
-		if (strstr(line, field))
-			found = 1;
-	pclose(p);
-	return found;
+	snprintf(sel, sizeof(sel), "pinned %s", pin);
+	return dc_dump_has(sel, field);
 }
 
 int main(void)
@@ -162,12 +153,12 @@ int main(void)
 	CHECK_EQ("rdcn maps: Mars, two periods: every ToR's peer in BPF as generated, day and night", bad, 0);
 
 	snprintf(path, sizeof(path), "%s/dc_rd_cfg", dir);
-	CHECK("rdcn maps: bpftool dumps dc_rd_cfg with named fields", dump_has(path, "\"epoch_ns\"") &&
-	      dump_has(path, "\"day_ns\""), "");
+	CHECK("rdcn maps: bpftool dumps dc_rd_cfg with named fields", pin_dump_has(path, "\"epoch_ns\"") &&
+	      pin_dump_has(path, "\"day_ns\""), "");
 	snprintf(path, sizeof(path), "%s/dc_rd_sched", dir);
-	CHECK("rdcn maps: bpftool dumps dc_rd_sched with its peer arrays", dump_has(path, "\"peer\""), "");
+	CHECK("rdcn maps: bpftool dumps dc_rd_sched with its peer arrays", pin_dump_has(path, "\"peer\""), "");
 	snprintf(path, sizeof(path), "%s/dc_rd_flip", dir);
-	CHECK("rdcn maps: bpftool dumps the flip word", dump_has(path, "\"buf_at_ns\""), "");
+	CHECK("rdcn maps: bpftool dumps the flip word", pin_dump_has(path, "\"buf_at_ns\""), "");
 out:
 	dc_rd_store_bpf_close(&st);
 	rd_sched_bpf__destroy(skel);

@@ -154,28 +154,6 @@ static void publish(void)
 	bpf_map_update_elem(bpf_map__fd(skel->maps.dc_rd_flip), &zero, &fl, BPF_ANY);
 }
 
-/* bpftool's JSON dump of the counters map names this field */
-static int dump_has(int map_fd, const char *field)
-{
-	struct bpf_map_info info = { 0 };
-	__u32 len = sizeof(info);
-	char cmd[256], line[4096];
-	int found = 0;
-	FILE *p;
-
-	if (bpf_obj_get_info_by_fd(map_fd, &info, &len))
-		return 0;
-	snprintf(cmd, sizeof(cmd), "bpftool -j map dump id %u 2>/dev/null", info.id);
-	p = popen(cmd, "r");
-	if (!p)
-		return 0;
-	while (fgets(line, sizeof(line), p))
-		if (strstr(line, field))
-			found = 1;
-	pclose(p);
-	return found;
-}
-
 int main(void)
 {
 	struct frame f, hdr;
@@ -356,8 +334,8 @@ int main(void)
 	      rc == TC_ACT_SHOT && counters_agree(why, sizeof(why)), "rc %d; %s", rc, why);
 
 	CHECK("rdcn switch: bpftool dumps dc_rd_pcnt with named fields",
-	      dump_has(bpf_map__fd(skel->maps.dc_rd_pcnt), "\"drop_unmatched\"") &&
-	      dump_has(bpf_map__fd(skel->maps.dc_rd_pcnt), "\"pass_bytes\""), "");
+	      dc_fd_dump_has(bpf_map__fd(skel->maps.dc_rd_pcnt), "\"drop_unmatched\"") &&
+	      dc_fd_dump_has(bpf_map__fd(skel->maps.dc_rd_pcnt), "\"pass_bytes\""), "");
 
 	rdcn_bpf__destroy(skel);
 	return check_failed;
