@@ -448,3 +448,50 @@ LIB_CLI_SRCS := $(addprefix loader/lib/,err.c opts.c optcheck.c opthelp.c sugges
 $(BUILD)/tests/test_options $(BUILD)/tests/test_cmd $(BUILD)/tests/test_cmdgen: $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_SRCS) $(LIB_HDRS) $(TEST_HDRS) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/lib -fsanitize=undefined -fno-sanitize-recover=all \
 		-o $@ $< $(LIB_CLI_SRCS) -lm
+
+# ---- ns-3 models (tests/ns3/README.md) ----------------------------------------
+# The admission, INT and PowerTCP cores inside ns-3 models, built against
+# Debian's ns-3 (libns3-dev: `make ns3-deps`), never by `make all`: nothing
+# else needs ns-3.  Debian's ns3-*.pc carry a stray "-I/usr;" (a CMake list
+# that leaked into Cflags) and name libgsl.so and libsqlite3.so by path (of
+# -dev packages libns3-dev does not pull in), so only their -l flags are
+# taken: the ns-3 libraries link those themselves.  The headers are in
+# /usr/include/ns3.  tests/ns3/check.sh runs the tests when built.
+NS3_PKGS := ns3-core ns3-network ns3-internet ns3-point-to-point ns3-traffic-control \
+	ns3-applications ns3-flow-monitor
+NS3_CXX ?= g++
+NS3_CXXFLAGS ?= -O2 -g
+NS3_CXXFLAGS += -std=c++17 -Wall -Wextra -Wno-unused-parameter -Iinclude -Itests/ns3 \
+	-iquote loader -iquote loader/lib
+NS3_MODEL_SRCS := $(wildcard tests/ns3/model/*.cc)
+NS3_MODEL_HDRS := $(wildcard tests/ns3/model/*.h)
+NS3_MODEL_OBJS := $(patsubst tests/ns3/model/%.cc,$(BUILD)/ns3/model/%.o,$(NS3_MODEL_SRCS))
+# The simulator's engine and trace reader, for the tests that compare with it.
+NS3_SIM_SRCS := loader/sim/simengine.c loader/sim/simtrace.c loader/sim/simwork.c loader/lib/err.c
+NS3_SIM_OBJS := $(patsubst loader/%.c,$(BUILD)/ns3/c/%.o,$(NS3_SIM_SRCS))
+NS3_PROGS := $(patsubst tests/ns3/%.cc,$(BUILD)/ns3/%,$(wildcard tests/ns3/*.cc))
+.PHONY: ns3 ns3-deps
+ns3-deps:
+	$(call apt_missing,ns3-deps,libns3-dev)
+ns3: $(NS3_PROGS)
+$(BUILD)/ns3/.pkg:
+	@pkg-config --exists $(NS3_PKGS) || { echo "ns-3 not found (pkg-config $(NS3_PKGS)): run 'sudo make ns3-deps'" >&2; exit 1; }
+	@mkdir -p $(BUILD)/ns3/model $(BUILD)/ns3/c/sim $(BUILD)/ns3/c/lib && touch $@
+$(BUILD)/ns3/model/%.o: tests/ns3/model/%.cc $(NS3_MODEL_HDRS) $(HDRS) | $(BUILD)/ns3/.pkg
+	$(NS3_CXX) $(NS3_CXXFLAGS) -c -o $@ $<
+$(BUILD)/ns3/c/%.o: loader/%.c $(HDRS) $(LOADER_HDRS) | $(BUILD)/ns3/.pkg
+	$(CC) $(CFLAGS) -c -o $@ $<
+$(BUILD)/ns3/%: tests/ns3/%.cc $(NS3_MODEL_OBJS) $(NS3_SIM_OBJS) $(NS3_MODEL_HDRS) $(HDRS) | $(BUILD)/ns3/.pkg
+	$(NS3_CXX) $(NS3_CXXFLAGS) -o $@ $< $(NS3_MODEL_OBJS) $(NS3_SIM_OBJS) \
+		$$(pkg-config --libs $(NS3_PKGS) | tr ' ' '\n' | grep -v '^/' | sort -u) -lm
+.SECONDARY: $(NS3_MODEL_OBJS) $(NS3_SIM_OBJS)
+# Under CI nothing may skip (tests/lib/harness.sh), so there `make check`
+# installs and builds the models as it installs the suite's tools (about
+# 12 MB of packages and 15-25 s of build on 2 cores; tests/ns3/README.md).
+# Elsewhere it runs them when built and says SKIP otherwise.  One apt-get
+# at a time: after deps-test.
+ifeq ($(CI),true)
+check: ns3
+ns3-deps: deps-test
+$(BUILD)/ns3/.pkg: | ns3-deps
+endif

@@ -1,0 +1,39 @@
+# The ns-3 models (tests/ns3/README.md) when `make ns3` has built them:
+# the switch model admits and drops like `dcbpf sim` on the same traces,
+# PowerTCP/θ-PowerTCP move the window like the core on the same feedback,
+# and a short incast scenario writes the experiments' schema.  Without
+# ns-3 built this says SKIP (a failure under CI=true, like every skip).
+# kernel-independent: ns-3 models on the host, no BPF in the kernel
+# shellcheck shell=bash
+source "$(dirname "$0")/../lib/test.sh"
+
+N="$BUILD/ns3"
+if [ ! -x "$N/test_admit_trace" ] || [ ! -x "$N/test_powertcp_cc" ]; then
+	t_skip "ns3: models" "not built: 'sudo make ns3-deps' then 'make ns3' (tests/ns3/README.md)"
+	exit "${T_FAILED:-0}"
+fi
+[ -x "$BUILD/dcbpf" ] || { t_fail "ns3: dcbpf built" "run make"; exit 1; }
+tmp=$(t_mktmp ns3) || exit 1
+
+# Every arrival's fate and every queue's counters against the engine.
+"$N/test_admit_trace" || T_FAILED=1
+"$N/test_powertcp_cc" || T_FAILED=1
+
+# The same against the command: a trace `dcbpf sim` writes, replayed by
+# both; their totals in the command's own JSON keys.
+S=(--ports 8 --buffer 150000)
+"$BUILD/dcbpf" sim --workload mix --mode byte "${S[@]}" --slots 3000 --seed 3 --incast-senders 7 \
+	--load 0.5 --incast-period 400 --incast-frac 0.6 --write-trace "$tmp/t.csv" --json >/dev/null ||
+	t_fail "ns3: dcbpf sim writes a trace" "exit $?"
+for alg in cs dt abm followlqd credence; do
+	sim=$("$BUILD/dcbpf" sim --mode byte "${S[@]}" --alg "$alg" --abm-period 4 --predictor accept \
+		--trace "$tmp/t.csv" --json | jq -c '.[0] | {arrivals, admitted, drops, sent_pkts, sent_units}')
+	ns=$("$N/test_admit_trace" --trace "$tmp/t.csv" --alg "$alg" "${S[@]}" --abm-period 4 |
+		jq -c '{arrivals, admitted, drops, sent_pkts, sent_units}')
+	if [ -n "$sim" ] && [ "$sim" = "$ns" ] && [ "$(jq .drops <<<"$ns")" -gt 0 ]; then
+		t_pass "ns3: $alg on a dcbpf sim trace: the same totals as dcbpf sim ($ns)"
+	else
+		t_fail "ns3: $alg on a dcbpf sim trace: the same totals as dcbpf sim" "sim $sim, ns-3 $ns"
+	fi
+done
+exit "${T_FAILED:-0}"
