@@ -34,8 +34,6 @@
 #define TCP_PSH 0x08
 #define TCP_ACK 0x10
 #define TC_ACT_REDIRECT 7
-#define TC_NEXT (-1)	/* pass, next program on the hook runs (bpf/lib/ipv4.h) */
-#define RUN_ERR (-1000)	/* test_run itself failed: -1000 − errno */
 
 static struct ethereal_bpf *hs;
 static struct eth_leaf_bpf *ls;

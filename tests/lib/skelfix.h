@@ -15,6 +15,13 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+/* The verdict dcbpf's TC programs give a packet they let through (bpf/lib/tcact.h:
+ * tcx "next", cls_bpf TC_ACT_UNSPEC). */
+#define TC_NEXT (-1)
+/* What a fixture's run returns when test_run itself refused the run: RUN_ERR - errno,
+ * below every verdict, so a refused run never reads as TC_NEXT. */
+#define RUN_ERR (-1000)
+
 /* CI=true: nothing of the core may skip there, so a missing privilege fails. */
 static inline bool dc_under_ci(void)
 {

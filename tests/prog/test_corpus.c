@@ -110,9 +110,6 @@ static bool refusal_documented(int prog, const struct pkt *p)
 	       (get16(p->b + 12) == 0x86dd && p->len < skb_min_ip6);
 }
 
-/* A run the kernel refused: RUN_ERR - errno, below every verdict (the INT
- * programs hand packets on with -1, tcx "next" / TC_ACT_UNSPEC). */
-#define RUN_ERR (-1000)
 
 static int skb_run(int fd, const struct pkt *in, struct pkt *out)
 {

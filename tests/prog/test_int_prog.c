@@ -36,9 +36,7 @@ static void build(struct pkt *p, const char *src, const char *dst, __u16 sport, 
 					.optlen = optlen, .fill_mul = 7, .fill_add = 3 });
 }
 
-/* The program's verdict, or RUN_ERR + the error when test_run refused the run: below every
- * verdict (the INT programs hand packets on with -1, tcx "next" / TC_ACT_UNSPEC). */
-#define RUN_ERR (-1000)
+/* The program's verdict, or RUN_ERR + the error (tests/lib/skelfix.h). */
 static int run(int prog_fd, const struct pkt *in, struct pkt *out, __u32 gso_size, __u32 *gso_out)
 {
 	struct __sk_buff ctx = { .gso_size = gso_size, .gso_segs = gso_size ? 8 : 0 };

@@ -20,13 +20,12 @@
 #include <bpf/libbpf.h>
 
 #include "check.h"
+#include "skelfix.h"
 #include "pktbuild.h"
 #include "dcbpf/flow.h"
 #include "dcbpf/resqueue.h"
 #include "resq_host.skel.h"
 
-#define TC_NEXT (-1)
-#define RUN_ERR (-1000)
 #define TCP_FIN 0x01
 #define TCP_SYN 0x02
 #define TCP_ACK 0x10
