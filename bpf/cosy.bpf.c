@@ -7,7 +7,8 @@
  * Attached: TC ingress (tcx or clsact) of every port of a switch;
  * dc_cosy_ifport maps the interface to its port number (maps/cosy.h).
  * Runs: for every packet; only UDP to or from DC_COSY_UDP_PORT on a
- * configured port is read, everything else goes on untouched.
+ * configured port is read, everything else goes on untouched (DC_TC_NEXT:
+ * programs after this one on the hook still run).
  *
  * parse -> the VL book of include/dcbpf/cosy.h under the port's spin lock
  * -> rewrite the label, the MACs, redirect:
@@ -40,7 +41,6 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-#define TC_ACT_OK 0
 #define TC_ACT_SHOT 2
 /* TC_PRIO_CONTROL: band 0 of a default prio qdisc, ahead of best effort. */
 #define PRIO_CONTROL 7
@@ -340,11 +340,11 @@ int dc_cosy_ingress(struct __sk_buff *skb)
 
 	rc = parse(skb, &p);
 	if (rc == 0)
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	pno = bpf_map_lookup_elem(&dc_cosy_ifport, &ifindex);
 	cfg = bpf_map_lookup_elem(&dc_cosy_cfg, &zero);
 	if (!pno || !cfg)
-		return TC_ACT_OK;	/* not a cosy port */
+		return DC_TC_NEXT;	/* not a cosy port */
 	STAT(pkts);
 	if (rc < 0)
 		return drop((enum dc_cosy_drop)(-rc - 1));
@@ -365,5 +365,5 @@ int dc_cosy_ingress(struct __sk_buff *skb)
 	}
 	skb->priority = PRIO_CONTROL;
 	STAT(passed);
-	return TC_ACT_OK;
+	return DC_TC_NEXT;
 }

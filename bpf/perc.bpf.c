@@ -6,6 +6,8 @@
  * and of every host uplink; dc_perc_port maps the interface to the
  * directed link out of it (maps/perc.h).
  * Runs: for every packet; only UDP to or from DC_PERC_UDP_PORT is read.
+ * What it lets through is handed on (DC_TC_NEXT), so programs after it on
+ * the hook still run.
  * A forward control packet updates its link at the egress it leaves by, a
  * reverse one at the ingress of the same interface (the link's head,
  * "Proactive Congestion Control", Jose, Ch. 2.1), so each link sees a
@@ -29,7 +31,6 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-#define TC_ACT_OK 0
 #define TC_ACT_SHOT 2
 
 /* Where the control header starts and what it says. */
@@ -120,12 +121,12 @@ static __always_inline int perc(struct __sk_buff *skb, bool ingress)
 
 	rc = parse(skb, &p);
 	if (rc == 0)
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	STAT(ctrl_pkts);
 	port = bpf_map_lookup_elem(&dc_perc_port, &ifindex);
 	if (!port) {
 		STAT(passed);
-		return TC_ACT_OK;
+		return DC_TC_NEXT;
 	}
 	if (rc < 0)
 		return drop((enum dc_perc_drop)(-rc - 1));
@@ -137,7 +138,7 @@ static __always_inline int perc(struct __sk_buff *skb, bool ingress)
 		 * when they came in. */
 		if (rev) {
 			STAT(passed);
-			return TC_ACT_OK;
+			return DC_TC_NEXT;
 		}
 		if (p.hdr[3] >= nhops)
 			return drop(DC_PERC_D_INDEX);
@@ -148,7 +149,7 @@ static __always_inline int perc(struct __sk_buff *skb, bool ingress)
 		 * a host is its receiver and sends it back. */
 		if (!(port->flags & DC_PERC_PORT_HOST)) {
 			STAT(passed);
-			return TC_ACT_OK;
+			return DC_TC_NEXT;
 		}
 		if (p.hdr[3] != nhops)
 			return drop(DC_PERC_D_INDEX);
@@ -200,7 +201,7 @@ static __always_inline int perc(struct __sk_buff *skb, bool ingress)
 	}
 	if (bpf_skb_store_bytes(skb, p.off + 3, &next, 1, 0) || zero_udp_csum(skb, &p))
 		return TC_ACT_SHOT;
-	return TC_ACT_OK;
+	return DC_TC_NEXT;
 }
 
 SEC("tc")

@@ -9,13 +9,9 @@
 
 #include "dcbpf/int.h"
 #include "dcbpf/flow.h"
+#include "tcact.h"
 
 #define TC_ACT_OK 0	/* pass: the only verdict the INT programs give */
-/* Pass and let the next program on the hook run (tcx: TCX_NEXT; cls_bpf
- * direct-action: the next filter; at the end of either, the packet
- * passes).  TC_ACT_OK ends the hook: under tcx nothing after it runs.
- * Ethereal attaches first on a shared hook and passes with this. */
-#define DC_TC_NEXT (-1)
 #define DC_ETH_HLEN 14
 #define DC_ETH_P_IP 0x0800
 #define DC_IPPROTO_TCP 6

@@ -7,6 +7,8 @@
 #ifndef DCBPF_BPF_UDP4_H
 #define DCBPF_BPF_UDP4_H
 
+#include "tcact.h"
+
 #define DC_ETH_HLEN 14
 #define DC_IPPROTO_UDP 17
 

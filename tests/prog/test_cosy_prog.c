@@ -39,7 +39,6 @@
 #include "dcbpf/cosy.h"
 #include "cosy.skel.h"
 
-#define TC_ACT_OK 0
 #define TC_ACT_SHOT 2
 #define TC_ACT_REDIRECT 7
 #define L4 34			/* Ethernet + IPv4 without options */
@@ -146,7 +145,7 @@ static int run_at(int w, __u32 in_port, const struct frame *in, struct frame *ou
 	bpf_map_update_elem(bpf_map__fd(sw[w]->maps.dc_cosy_ifport), &lo, &in_port, BPF_ANY);
 	err = bpf_prog_test_run_opts(bpf_program__fd(sw[w]->progs.dc_cosy_ingress), &o);
 	out->len = o.data_size_out;
-	return err ? -1 : (int)o.retval;
+	return err ? RUN_ERR + err : (int)o.retval;
 }
 
 static struct dc_cosy_port get_port(int w, __u32 p)
@@ -479,13 +478,13 @@ static void test_malformed(void)
 		{ "data with a wrong sequence number", S1, 0, TC_ACT_SHOT, DC_COSY_D_OWNER },
 		{ "reject (release) from a stranger", A, 2, TC_ACT_SHOT, DC_COSY_D_OWNER },
 		{ "rsvp toward a host with no route", S1, 1, TC_ACT_SHOT, DC_COSY_D_NOROUTE },
-		{ "request: routed by the kernel", S1, 0, TC_ACT_OK, -1 },
-		{ "failure: routed by the kernel", S1, 0, TC_ACT_OK, -1 },
-		{ "complete without release: routed", S1, 0, TC_ACT_OK, -1 },
-		{ "UDP to another port: not cosy", S1, 0, TC_ACT_OK, -2 },
-		{ "a fragment: not read", S1, 0, TC_ACT_OK, -2 },
-		{ "a frame cut inside its UDP header: not read", S1, 0, TC_ACT_OK, -2 },
-		{ "cosy on an unconfigured interface", S1, 0, TC_ACT_OK, -2 },
+		{ "request: routed by the kernel", S1, 0, TC_NEXT, -1 },
+		{ "failure: routed by the kernel", S1, 0, TC_NEXT, -1 },
+		{ "complete without release: routed", S1, 0, TC_NEXT, -1 },
+		{ "UDP to another port: not cosy", S1, 0, TC_NEXT, -2 },
+		{ "a fragment: not read", S1, 0, TC_NEXT, -2 },
+		{ "a frame cut inside its UDP header: not read", S1, 0, TC_NEXT, -2 },
+		{ "cosy on an unconfigured interface", S1, 0, TC_NEXT, -2 },
 	};
 	__u32 v1 = before[S1].p[0].vls.vl[0].msg_id == 1 ? 0 : 1;	/* message 1's VL at S1 */
 	__u32 v2 = v1 ^ 1;						/* message 2's */
@@ -557,8 +556,8 @@ static void test_malformed(void)
 				    .data_size_out = sizeof(out.b));
 
 			bpf_map_delete_elem(bpf_map__fd(sw[cs[i].w]->maps.dc_cosy_ifport), &lo);
-			rc = bpf_prog_test_run_opts(bpf_program__fd(sw[cs[i].w]->progs.dc_cosy_ingress), &o) ? -1
-											       : (int)o.retval;
+			rc = bpf_prog_test_run_opts(bpf_program__fd(sw[cs[i].w]->progs.dc_cosy_ingress), &o);
+			rc = rc ? RUN_ERR + rc : (int)o.retval;
 			out.len = o.data_size_out;
 		} else {
 			rc = run_at(cs[i].w, cs[i].in, &f, &out);
@@ -568,7 +567,7 @@ static void test_malformed(void)
 		if (cs[i].reason >= 0)
 			CHECK(name, rc == TC_ACT_SHOT && s1.drop[cs[i].reason] == s0.drop[cs[i].reason] + 1, "rc %d", rc);
 		else
-			CHECK(name, rc == TC_ACT_OK && out.len == f.len && (cs[i].reason == -2 || !memcmp(out.b, f.b, f.len)) &&
+			CHECK(name, rc == TC_NEXT && out.len == f.len && (cs[i].reason == -2 || !memcmp(out.b, f.b, f.len)) &&
 			      s1.passed == s0.passed + (cs[i].reason == -1), "rc %d len %u/%u passed %llu", rc, out.len,
 			      f.len, (unsigned long long)s1.passed);
 		if (cs[i].reason == -2) {

@@ -25,7 +25,6 @@
 #include "perc.skel.h"
 
 #define G 1000000U	/* kbps per Gb/s */
-#define TC_ACT_OK 0
 #define TC_ACT_SHOT 2
 #define TC_ACT_REDIRECT 7
 #define L4 PERC_PKT_L4
@@ -53,7 +52,7 @@ static int run(int prog_fd, struct frame *in, struct frame *out)
 	int err = bpf_prog_test_run_opts(prog_fd, &o);
 
 	out->len = o.data_size_out;
-	return err ? -1 : (int)o.retval;
+	return err ? RUN_ERR + err : (int)o.retval;
 }
 
 /* The test runs on loopback (ifindex 1): point it at link idx. */
@@ -134,7 +133,7 @@ static int update(struct flow *f, __u32 idx, bool reverse, bool fin)
 	      (__u8)(reverse ? idx + 1 : idx), f->hop, 2);
 	rc = run(bpf_program__fd(reverse ? skel->progs.dc_perc_ingress : skel->progs.dc_perc_egress),
 		 &in, &out);
-	if (rc != TC_ACT_OK || out.len != in.len)
+	if (rc != TC_NEXT || out.len != in.len)
 		return -1;
 	if (out.b[OFF + 3] != (reverse ? idx : idx + 1) || out.b[L4 + 6] || out.b[L4 + 7])
 		return -2;
@@ -331,12 +330,12 @@ static void test_reflect(void)
 	port(L20, 0);
 	rc = run(bpf_program__fd(skel->progs.dc_perc_ingress), &in, &out);
 	CHECK("perc reflect: a switch port's ingress passes a forward packet untouched",
-	      rc == TC_ACT_OK && out.len == in.len && !memcmp(out.b, in.b, in.len), "rc %d", rc);
+	      rc == TC_NEXT && out.len == in.len && !memcmp(out.b, in.b, in.len), "rc %d", rc);
 	/* egress passes reverse packets (they were applied at ingress) */
 	frame(&in, DC_PERC_PF_REV, 2, 1, hops, 2);
 	rc = run(bpf_program__fd(skel->progs.dc_perc_egress), &in, &out);
 	CHECK("perc reflect: egress passes reverse packets untouched",
-	      rc == TC_ACT_OK && !memcmp(out.b, in.b, in.len) && get_link(L20).updates == 0, "rc %d", rc);
+	      rc == TC_NEXT && !memcmp(out.b, in.b, in.len) && get_link(L20).updates == 0, "rc %d", rc);
 }
 
 /* A short flow's virtual link l0 (s-PERC*, Ch. 4.1): its rate limits the
@@ -359,12 +358,12 @@ static void test_l0(void)
 		dc_perc_hop_decode(out.b + OFF + DC_PERC_HDR_LEN, &h);
 		if (flag)
 			CHECK("perc l0: limit 5 Gb/s: a = 5, s = E, b = 20; l20 books it in E",
-			      rc == TC_ACT_OK && h.a_kbps == 5 * G && !h.bneck && h.b_kbps == 20 * G &&
+			      rc == TC_NEXT && h.a_kbps == 5 * G && !h.bneck && h.b_kbps == 20 * G &&
 				      get_link(L20).st.sum_e_kbps == 5LL * G && get_link(L20).st.num_b == 0,
 			      "rc %d a %u s %u b %u", rc, h.a_kbps, h.bneck, h.b_kbps);
 		else
 			CHECK("perc l0: without the flag the field is ignored: a = 20, s = B",
-			      rc == TC_ACT_OK && h.a_kbps == 20 * G && h.bneck, "rc %d a %u s %u", rc, h.a_kbps,
+			      rc == TC_NEXT && h.a_kbps == 20 * G && h.bneck, "rc %d a %u s %u", rc, h.a_kbps,
 			      h.bneck);
 	}
 }
@@ -435,7 +434,7 @@ static void test_malformed(void)
 	/* one good update first, so the state is not all zero */
 	frame(&in, 0, 2, 0, hops, 2);
 	rc = run(eg, &in, &out);
-	CHECK("perc malformed: a good packet first", rc == TC_ACT_OK && get_link(L20).st.num_b == 1, "rc %d", rc);
+	CHECK("perc malformed: a good packet first", rc == TC_NEXT && get_link(L20).st.num_b == 1, "rc %d", rc);
 
 	frame(&in, 0, 2, 0, hops, 2);
 	in.len = OFF + 10;
@@ -485,7 +484,7 @@ static void test_malformed(void)
 
 		rc = run(eg, &in, &out);
 		CHECK("perc: other UDP passes untouched, not counted",
-		      rc == TC_ACT_OK && !memcmp(out.b, in.b, in.len) && stats().ctrl_pkts == s0.ctrl_pkts,
+		      rc == TC_NEXT && !memcmp(out.b, in.b, in.len) && stats().ctrl_pkts == s0.ctrl_pkts,
 		      "rc %d", rc);
 	}
 	/* No port entry for the interface: passes untouched. */
@@ -497,7 +496,7 @@ static void test_malformed(void)
 		frame(&in, 0, 2, 0, hops, 2);
 		rc = run(eg, &in, &out);
 		CHECK("perc: control packet on an unconfigured interface passes untouched",
-		      rc == TC_ACT_OK && !memcmp(out.b, in.b, in.len) && stats().passed == s0.passed + 1,
+		      rc == TC_NEXT && !memcmp(out.b, in.b, in.len) && stats().passed == s0.passed + 1,
 		      "rc %d", rc);
 	}
 }
