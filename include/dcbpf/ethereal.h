@@ -196,7 +196,7 @@ DC_INLINE void dc_eth_release(struct dc_eth_leaf *l, __u32 u, __u64 weight)
 DC_INLINE struct dc_eth_leaf *dc_eth_host_leaf(struct dc_eth_host *h, __u32 leaf)
 {
 	if (leaf >= DC_ETH_MAX_LEAVES || leaf >= h->n_leaves)
-		return (void *)0;
+		return 0;	/* a null pointer in C and in C++ (tests/ns3) */
 	return &h->leaf[leaf];
 }
 
