@@ -311,7 +311,8 @@ static int sim_engine(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a
 		for (; idx < n && a[idx].slot == t; idx++) {
 			const struct dc_sim_arrival *p = &a[idx];
 			__u32 len = unit ? 1 : p->bytes, prio = p->prio & DC_SW_DSCP_PRIO_MASK;
-			const __u32 qi = p->port * nq + dc_queue_of_prio(prio, nq);
+			/* the queue's class: qi mod nq without a division per arrival */
+			const __u32 qc = dc_queue_of_prio(prio, nq), qi = p->port * nq + qc;
 			struct dc_sim_port_res *pr = &r->port[qi];
 			struct dc_adm_in in;
 			enum dc_verdict v;
@@ -321,6 +322,7 @@ static int sim_engine(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a
 
 			pr->arrivals++;
 			r->prio_arrivals[prio]++;
+			r->first_rtt_arrivals += p->first_rtt ? 1 : 0;
 			if (want_x) {
 				/* the state this arrival finds, before any decision */
 				__u64 now = t * c->slot_ns;
@@ -348,7 +350,7 @@ static int sim_engine(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a
 			in.alpha_q16 = dc_adm_alpha(alg, c->alpha_q16[prio], c->alpha_first_rtt_q16,
 						    p->first_rtt);
 			in.gamma_q16 = gamma[qi];
-			in.n_congested = ncong[qi % nq];
+			in.n_congested = ncong[qc];
 			if (cred) {
 				struct dc_cred_in ci = { .q = q[qi], .Q = Q, .B = B, .n = N,
 							 .len = len };
@@ -490,8 +492,6 @@ static int sim_engine(const struct dc_sim_cfg *c, const struct dc_sim_arrival *a
 		r->pushed_out += pr->pushed_out;
 		r->first_rtt_drops += pr->first_rtt_drops;
 	}
-	for (idx = 0; idx < n; idx++)
-		r->first_rtt_arrivals += a[idx].first_rtt ? 1 : 0;
 	/* percentiles: upper edge of the first bin reaching the rank */
 	want[0] = (r->slots * 50 + 99) / 100;
 	want[1] = (r->slots * 90 + 99) / 100;
