@@ -213,6 +213,7 @@ static __noinline int dc_route(struct xdp_md *ctx, struct iphdr *iph, struct ipv
 
 #include "lib/sw_cred.h"
 #include "lib/sw_sly.h"
+#include "lib/sw_rv.h"
 
 /* dscp's bit above the six of the DSCP: Slytherin's high queue (read
  * when dc_sw_cfg.prio_mode says so; no room in the frame for another
@@ -393,6 +394,15 @@ int dc_sw_admit(struct xdp_md *ctx)
 		co.rate_mbps = port->rate_mbps;
 		co.drain = (__u8)cfg->cred_drain;
 		v = (enum dc_verdict)dc_cred_path(&co);
+		thresh = co.thresh;
+	} else if (alg == DC_ALG_REVERIE) {
+		/* the packet's queue is Reverie's own record (dc_sw_rv), not
+		 * the port's backlog */
+		co.len = in.len;
+		co.pid = pid;
+		co.x[DC_RV_IO_INIF] = ctx->ingress_ifindex;
+		co.x[DC_RV_IO_PRIO] = prio;
+		v = (enum dc_verdict)dc_rv_path(&co);
 		thresh = co.thresh;
 	} else if (alg == DC_ALG_SMARTBUF || alg == DC_ALG_EDT) {
 		co.q = in.q;

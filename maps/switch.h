@@ -124,6 +124,16 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } dc_sw_sbtmp SEC(".maps");
 
+/* Reverie: the pool, every queue's filter and PFC state, pause and
+ * resume counts (struct dc_sw_rv; bpftool map dump names the fields). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dc_sw_rv);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_sw_rv SEC(".maps");
+
 /* Sampled arrivals and admission drops (struct dc_sw_event). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

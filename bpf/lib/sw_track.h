@@ -288,6 +288,8 @@ static __always_inline void dc_track(struct Qdisc *q, const struct netdev_queue 
 		cfg = bpf_map_lookup_elem(&dc_sw_cfg, &slot);
 		if (!cfg)
 			return;
+		if (cfg->alg == DC_ALG_REVERIE)
+			dc_rv_track(cfg, st, skb, packets, *pid);
 		period = (__u64)cfg->abm_period_us * 1000;
 		if (now - last < period)
 			return;

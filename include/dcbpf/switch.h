@@ -63,6 +63,7 @@
 #include "counters.h"
 #include "smartbuf.h"
 #include "edt.h"
+#include "reverie.h"
 
 #define DC_SW_PORTS_MAX 16	/* ports per emulated switch */
 #define DC_SW_TAGS 16		/* Ethereal path tags: the 4-bit P field (include/dcbpf/int.h), 1..15 */
@@ -89,9 +90,34 @@ enum dc_alg {
 	DC_ALG_MAX = 8,
 };
 
+/* Algorithms with a lossless class and PFC (include/dcbpf/reverie.h):
+ * outside [0, DC_ALG_MAX), the output-queued simulator's range, and the
+ * values `dcbpf sim --alg reverie` gives them.  The switch runs Reverie
+ * (dc_sw_cfg.rv, state in dc_sw_rv). */
+#define DC_ALG_REVERIE 100
+/* One lossless queue's default headroom: half a millisecond of a 1 Gbit/s
+ * port (62.5 kB) rounded up to 64 KiB: what an upstream can still send
+ * between a PAUSE and stopping (docs/admission.md, "PFC"). */
+#define DC_SW_RV_DEFAULT_HDRM_BYTES 65536U
+
 /* dc_sw_cfg.dscp_prio[d]: priority in the low bits, first-RTT flag. */
 #define DC_SW_DSCP_PRIO_MASK 0x07
 #define DC_SW_DSCP_FIRST_RTT 0x80
+
+/*
+ * Reverie's parameters (dc_sw_cfg.rv; include/dcbpf/reverie.h, Eqs.
+ * 5.10-5.12).  All __u32 so the switch key table writes them like the
+ * others.  The shared pool is b* = buffer_bytes − hdrm_pool_bytes.
+ */
+struct dc_sw_rv_cfg {
+	__u32 alpha_q16[DC_RV_CLASSES];	/* α_LY, α_LL (Theorem 10: their ratio) */
+	__u32 gamma_q32;		/* γ of Eq. 5.11, Q32 (< 1) */
+	__u32 hdrm_bytes;		/* PFC headroom of one lossless ingress queue */
+	__u32 hdrm_pool_bytes;		/* b_h: all lossless queues' headroom together */
+	__u32 cong_bytes;		/* q̂ at which a queue counts fully in n_c */
+	__u32 xon_bytes;		/* resume hysteresis: q̂ + xon ≤ Γ */
+	__u32 lossless[DC_SW_PRIOS];	/* 1 = priority P is lossless (PFC) */
+};
 
 struct dc_sw_cfg {
 	__u32 alg;			/* enum dc_alg */
@@ -110,6 +136,7 @@ struct dc_sw_cfg {
 	__u32 prio_mode;		/* enum dc_sw_prio_mode: how a packet picks its queue */
 	__u32 sly_k_q16;		/* slytherin: mark at K = this fraction of B (Q16) */
 	__u32 resq_reserved_bytes;	/* resqueue: the top queue's own buffer, per port */
+	struct dc_sw_rv_cfg rv;		/* Reverie (DC_ALG_REVERIE) */
 };
 
 /*
@@ -239,6 +266,34 @@ struct dc_sw_sbuf {
 struct dc_sw_sbtmp {
 	struct dc_sb_knn knn;
 	struct dc_sb_ins ins;
+};
+
+/*
+ * Reverie's state (dc_sw_rv, key 0; include/dcbpf/reverie.h): the pool
+ * and one record per queue.  A lossless packet counts in its INGRESS
+ * queue (source port, priority), a lossy one in its EGRESS queue
+ * (destination port, priority): in[] and eg[], key port·DC_SW_PRIOS +
+ * priority.  XDP admission runs the arrival (dc_rv_arrival), the qdisc
+ * tracker the departure (dc_rv_departure) when the egress port's root
+ * qdisc gives the packet out.  Plain stores from several CPUs: the
+ * tracker zeroes every count when the switch's buffer is empty
+ * (docs/admission.md, "Reverie in the switch").
+ */
+struct dc_sw_rvq {
+	struct dc_rv_queue q;	/* q_bytes, hdrm_bytes, qhat_q16, level_q16, paused */
+	__u64 pauses;		/* PFC pause frames this queue sent (PAUSED entries) */
+	__u64 resumes;		/* PFC resume frames */
+	__u64 hdrm_pkts;	/* lossless packets admitted into its headroom */
+	__u64 hdrm_drops;	/* lossless packets its full headroom dropped */
+};
+
+struct dc_sw_rv {
+	struct dc_rv_pool pool;			/* q*, headroom used, n_c */
+	struct dc_sw_rvq in[DC_SW_PORTS_MAX * DC_SW_PRIOS];	/* lossless, by source port */
+	struct dc_sw_rvq eg[DC_SW_PORTS_MAX * DC_SW_PRIOS];	/* lossy, by destination port */
+	__u64 deq_skb[DC_SW_PORTS_MAX];		/* tracker: last skb counted out per port */
+	__u64 resets;				/* counts zeroed on an empty buffer */
+	__u64 untracked;			/* departures of packets of no switch port */
 };
 
 /* dc_sw_event.flags */

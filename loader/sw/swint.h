@@ -30,6 +30,7 @@
 #define M_MODEL "dc_sw_model"
 #define M_CRED "dc_sw_cred"
 #define M_EVENTS "dc_sw_events"
+#define M_RV "dc_sw_rv"
 #define L_ENQ "link_q_enq"
 #define L_DEQ "link_q_deq"
 #define L_XDP_PREFIX "link_xdp_"
@@ -42,7 +43,7 @@
 
 /* ---- parameters (swparams.c) ---- */
 
-enum { SW_K_ALG = 100, SW_K_DSCP, SW_K_FIRST_RTT, SW_K_DRAIN, SW_K_TAGPORT, SW_K_PMODE };
+enum { SW_K_ALG = 100, SW_K_DSCP, SW_K_FIRST_RTT, SW_K_DRAIN, SW_K_TAGPORT, SW_K_PMODE, SW_K_Q32 };
 
 struct sw_param {
 	const char *name;
@@ -58,6 +59,9 @@ extern const struct sw_param sw_params[];
 extern const unsigned int sw_nparams;
 
 const char *sw_alg_name(__u32 alg);
+/* Reverie's parameters that do not fit together (headroom pool against
+ * the buffer, one queue's headroom against the pool), or NULL. */
+const char *sw_rv_refuse(const struct dc_sw_cfg *cfg, char *buf, size_t len);
 const char *sw_drain_name(__u32 drain);
 /* "alpha.3" → parameter and index (-1 = all of an indexed one); NULL with err. */
 const struct sw_param *sw_param_find(const char *key, int *index, struct dc_err *err);

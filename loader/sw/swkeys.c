@@ -39,7 +39,7 @@ int dc_sw_set(const char *pin_dir, bool json, struct jw *j, int argc, char **arg
 	      struct dc_err *err)
 {
 	struct dc_sw_cfg probe, cur, want;
-	char buf[256], prefix[32], *name, *key;
+	char buf[256], prefix[32], rvwhy[160], *name, *key;
 	struct dc_err first = { 0 };
 	int i, k, bad = 0;
 	bool done[64] = { false };
@@ -97,6 +97,12 @@ int dc_sw_set(const char *pin_dir, bool json, struct jw *j, int argc, char **arg
 				return dc_err_set(err, EXIT_USAGE,
 						  "sw.%s.alg=%s: switch %s has %u queues per port: %s; nothing changed",
 						  name, sw_alg_name(want.alg), name, meta.nqueues, no);
+			}
+			no = sw_rv_refuse(&want, rvwhy, sizeof(rvwhy));
+			if (no) {
+				sw_close(&s);
+				return dc_err_set(err, EXIT_USAGE, "switch %s: %s; nothing changed", name,
+						  no);
 			}
 			no = sw_mode_refuse(meta.nqueues, want.prio_mode);
 			if (no) {

@@ -6,6 +6,7 @@
  * `dcbpf switch params` prints.  Reference: docs/admission.md.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <dcbpf/admit.h>
@@ -23,8 +24,8 @@
  */
 const struct sw_param sw_params[] = {
 	{ "alg", SW_K_ALG, SOFF(alg), 0, DC_ALG_EDT, 0, "-",
-	  "admission algorithm: cs, dt, abm, credence, followlqd, smartbuf or edt (lqd is push-out: "
-	  "simulator only)" },
+	  "admission algorithm: cs, dt, abm, credence, followlqd, smartbuf, edt or reverie (lqd is "
+	  "push-out: simulator only)" },
 	{ "buffer_bytes", DC_K_U32, SOFF(buffer_bytes), 1500, 0x7fffffff, 0, "bytes",
 	  "shared buffer B of the switch" },
 	{ "alpha", DC_K_Q16, SOFF(alpha_q16), 1, DC_ALPHA_MAX_Q16, DC_SW_PRIOS, "-",
@@ -72,6 +73,24 @@ const struct sw_param sw_params[] = {
 	  "this fraction of buffer_bytes" },
 	{ "reserved_bytes", DC_K_U32, SOFF(resq_reserved_bytes), 1500, 0x7fffffff, 0, "bytes",
 	  "resqueue: the top queue's own buffer on every port, apart from the shared one" },
+	{ "lossless", DC_K_U32, SOFF(rv.lossless), 0, 1, DC_SW_PRIOS, "-",
+	  "reverie: 1 = priority P is lossless (lossless.P): counted at its ingress port, never "
+	  "dropped by the threshold, PFC-paused instead" },
+	{ "rv_alpha_lossy", DC_K_Q16, SOFF(rv.alpha_q16[DC_RV_LOSSY]), 1, DC_RV_ALPHA_MAX_Q16, 0,
+	  "-", "reverie: α of lossy queues (Eq. 5.12)" },
+	{ "rv_alpha_lossless", DC_K_Q16, SOFF(rv.alpha_q16[DC_RV_LOSSLESS]), 1, DC_RV_ALPHA_MAX_Q16,
+	  0, "-", "reverie: α of lossless queues (Eq. 5.12; Theorem 10: the split is α_LL : α_LY)" },
+	{ "rv_gamma", SW_K_Q32, SOFF(rv.gamma_q32), 0, 0xffffffffU, 0, "-",
+	  "reverie: weight of the old average in the low-pass filter (Eq. 5.11), 0 <= gamma < 1" },
+	{ "rv_hdrm_bytes", DC_K_U32, SOFF(rv.hdrm_bytes), 1500, 0x7fffffff, 0, "bytes",
+	  "reverie: PFC headroom of one lossless ingress queue (what arrives between PAUSE and the "
+	  "upstream stopping)" },
+	{ "rv_hdrm_pool_bytes", DC_K_U32, SOFF(rv.hdrm_pool_bytes), 1500, 0x7fffffff, 0, "bytes",
+	  "reverie: headroom pool b_h of all lossless queues; the shared pool is buffer_bytes - b_h" },
+	{ "rv_cong_bytes", DC_K_U32, SOFF(rv.cong_bytes), 1, 0x7fffffff, 0, "bytes",
+	  "reverie: filtered queue length at which a queue counts fully in n of Eq. 5.12" },
+	{ "rv_xon_bytes", DC_K_U32, SOFF(rv.xon_bytes), 0, 0x7fffffff, 0, "bytes",
+	  "reverie: a paused queue resumes once its headroom is empty and q̂ + xon <= Γ" },
 };
 const unsigned int sw_nparams = sizeof(sw_params) / sizeof(sw_params[0]);
 
@@ -99,6 +118,18 @@ void dc_sw_cfg_defaults(struct dc_sw_cfg *c)
 	c->resq_reserved_bytes = DC_RESQ_RESERVED_BYTES_DEFAULT;
 	for (i = 0; i < DC_SW_PRIOS; i++)
 		c->alpha_q16[i] = DC_DEFAULT_ALPHA_Q16;
+	/* Reverie (§5.3 evaluation): α = 1 for both classes, γ = 0.999;
+	 * priority 3 lossless (DSCP 24-31, RoCE's usual class); headroom
+	 * sized for the emulated fabric's pause path (docs/admission.md,
+	 * "PFC"), the pool for four such queues paused at once */
+	c->rv.alpha_q16[DC_RV_LOSSY] = DC_RV_DEFAULT_ALPHA_Q16;
+	c->rv.alpha_q16[DC_RV_LOSSLESS] = DC_RV_DEFAULT_ALPHA_Q16;
+	c->rv.gamma_q32 = (__u32)DC_RV_DEFAULT_GAMMA_Q32;
+	c->rv.hdrm_bytes = DC_SW_RV_DEFAULT_HDRM_BYTES;
+	c->rv.hdrm_pool_bytes = 4 * DC_SW_RV_DEFAULT_HDRM_BYTES;
+	c->rv.cong_bytes = DC_RV_DEFAULT_CONG_BYTES;
+	c->rv.xon_bytes = 0;
+	c->rv.lossless[3] = 1;
 	/* class selector → priority; the host marks first-RTT packets by
 	 * setting the otherwise unused low DSCP bit */
 	for (i = 0; i < 64; i++)
@@ -113,13 +144,32 @@ static const char *const pmode_names[DC_SW_PM_MAX] = { "dscp", "slytherin", "res
 static const char *const alg_names[DC_ALG_MAX] = { "cs", "dt", "abm", "lqd", "credence",
 						      "followlqd", "smartbuf", "edt" };
 
+const char *sw_rv_refuse(const struct dc_sw_cfg *c, char *buf, size_t len)
+{
+	if (c->alg != DC_ALG_REVERIE)
+		return NULL;
+	if (c->rv.hdrm_pool_bytes >= c->buffer_bytes) {
+		snprintf(buf, len, "reverie: rv_hdrm_pool_bytes %u leaves no shared pool in buffer_bytes %u",
+			 c->rv.hdrm_pool_bytes, c->buffer_bytes);
+		return buf;
+	}
+	if (c->rv.hdrm_bytes > c->rv.hdrm_pool_bytes) {
+		snprintf(buf, len, "reverie: one queue's rv_hdrm_bytes %u exceeds the pool rv_hdrm_pool_bytes %u",
+			 c->rv.hdrm_bytes, c->rv.hdrm_pool_bytes);
+		return buf;
+	}
+	return NULL;
+}
+
 const char *sw_queues_refuse(__u32 nqueues, __u32 alg)
 {
-	if (nqueues <= 1 || alg == DC_ALG_CS || alg == DC_ALG_DT || alg == DC_ALG_ABM)
+	/* Reverie keeps its own queue per (port, priority) (dc_sw_rv) */
+	if (nqueues <= 1 || alg == DC_ALG_CS || alg == DC_ALG_DT || alg == DC_ALG_ABM ||
+	    alg == DC_ALG_REVERIE)
 		return NULL;
 	/* their per-port state (virtual LQD, gradient, EDT state) is not
 	 * per queue yet (docs/admission.md, "Priority queues") */
-	return "with more than one queue per port only cs, dt and abm decide per queue";
+	return "with more than one queue per port only cs, dt, abm and reverie decide per queue";
 }
 
 const char *sw_mode_refuse(__u32 nqueues, __u32 mode)
@@ -138,6 +188,8 @@ const char *sw_pmode_name(__u32 mode)
 
 const char *sw_alg_name(__u32 alg)
 {
+	if (alg == DC_ALG_REVERIE)
+		return "reverie";
 	return alg < DC_ALG_MAX ? alg_names[alg] : "?";
 }
 
@@ -160,7 +212,9 @@ static void sw_range(const struct sw_param *sp, char *buf, size_t len)
 	struct dc_param p = as_param(sp);
 
 	if (sp->kind == SW_K_ALG)
-		snprintf(buf, len, "cs, dt, abm, credence, followlqd, smartbuf or edt");
+		snprintf(buf, len, "cs, dt, abm, credence, followlqd, smartbuf, edt or reverie");
+	else if (sp->kind == SW_K_Q32)
+		snprintf(buf, len, "0 <= x < 1");
 	else if (sp->kind == SW_K_DRAIN)
 		snprintf(buf, len, "time, departures or hybrid");
 	else if (sp->kind == SW_K_PMODE)
@@ -232,6 +286,10 @@ static int sw_param_apply(const struct sw_param *sp, int index, const char *text
 				cfg->alg = i;
 				return 0;
 			}
+		if (!strcmp(text, "reverie")) {
+			cfg->alg = DC_ALG_REVERIE;
+			return 0;
+		}
 		snprintf(why, whylen, !strcmp(text, "lqd") ?
 			 "lqd pushes packets out of the queue: only dcbpf sim can run it" :
 			 "unknown algorithm");
@@ -264,6 +322,24 @@ static int sw_param_apply(const struct sw_param *sp, int index, const char *text
 			cfg->tag_port[index] = 0;
 			return 0;
 		}
+	}
+	if (sp->kind == SW_K_Q32) {
+		char *end;
+		double g;
+
+		errno = 0;
+		g = strtod(text, &end);
+		if (!*text || *end || errno || isspace((unsigned char)*text)) {
+			snprintf(why, whylen, "not a number");
+			return -1;
+		}
+		if (!(g >= 0 && g < 1)) {
+			snprintf(why, whylen, "out of range (a weight of the old average: 1 would never move)");
+			return -1;
+		}
+		*(__u32 *)((char *)cfg + sp->off) = (__u32)(g * DC_RV_Q32_ONE + 0.5 < 4294967295.0 ?
+								 g * DC_RV_Q32_ONE + 0.5 : 4294967295.0);
+		return 0;
 	}
 	if (sp->kind == SW_K_FIRST_RTT)
 		p.kind = DC_K_BOOL;
@@ -314,6 +390,10 @@ void sw_param_format(const struct sw_param *sp, int index, const struct dc_sw_cf
 		return;
 	case SW_K_FIRST_RTT:
 		snprintf(buf, len, "%u", cfg->dscp_prio[index] & DC_SW_DSCP_FIRST_RTT ? 1 : 0);
+		return;
+	case SW_K_Q32:
+		snprintf(buf, len, "%.9g",
+			 (double)*(const __u32 *)((const char *)cfg + sp->off) / (double)DC_RV_Q32_ONE);
 		return;
 	case SW_K_TAGPORT:
 		if (index < 0 || !cfg->tag_port[index])

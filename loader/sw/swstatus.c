@@ -18,6 +18,93 @@
 #include "sw/swint.h"
 
 /*
+ * Reverie (alg reverie): the pools, and per port and lossless priority
+ * the PFC state of its ingress queue — paused, pauses and resumes sent,
+ * headroom in use, packets into and dropped by the headroom — and the
+ * lossy egress queues' counts.  A switch started before dc_sw_rv existed
+ * shows none.
+ */
+static void sw_status_rv(const struct sw *s, const struct dc_sw_cfg *cfg, struct jw *j, FILE *out)
+{
+	static struct dc_sw_rv rv;
+	struct dc_sw_port p;
+	char why[256];
+	__u32 zero = 0, i, pr;
+	__u64 h = cfg->rv.hdrm_pool_bytes;
+	int fd;
+
+	if (cfg->alg != DC_ALG_REVERIE)
+		return;
+	fd = dc_pinned_map_open(s->dir, M_RV, BPF_MAP_TYPE_ARRAY, 4, sizeof(rv), why, sizeof(why));
+	if (fd < 0)
+		return;
+	memset(&rv, 0, sizeof(rv));
+	bpf_map_lookup_elem(fd, &zero, &rv);
+	close(fd);
+	if (j) {
+		jw_obj(j, "reverie");
+		jw_u64(j, "shared_bytes", h < cfg->buffer_bytes ? cfg->buffer_bytes - h : 0);
+		jw_u64(j, "shared_used_bytes", rv.pool.q_shared);
+		jw_u64(j, "hdrm_pool_bytes", h);
+		jw_u64(j, "hdrm_used_bytes", rv.pool.hdrm_used);
+		jw_u64(j, "hdrm_queue_bytes", cfg->rv.hdrm_bytes);
+		jw_u64(j, "n_lossy_q16", rv.pool.n_q16[DC_RV_LOSSY]);
+		jw_u64(j, "n_lossless_q16", rv.pool.n_q16[DC_RV_LOSSLESS]);
+		jw_u64(j, "resets", rv.resets);
+		jw_arr(j, "pfc");
+	} else {
+		fprintf(out, "reverie: shared pool %llu of %llu bytes, headroom %llu of %llu bytes "
+			"(%u per queue), n lossy %.2f lossless %.2f, %llu resets on an empty buffer\n",
+			(unsigned long long)rv.pool.q_shared,
+			(unsigned long long)(h < cfg->buffer_bytes ? cfg->buffer_bytes - h : 0),
+			(unsigned long long)rv.pool.hdrm_used, (unsigned long long)h, cfg->rv.hdrm_bytes,
+			(double)rv.pool.n_q16[DC_RV_LOSSY] / DC_Q16_ONE,
+			(double)rv.pool.n_q16[DC_RV_LOSSLESS] / DC_Q16_ONE, (unsigned long long)rv.resets);
+		fprintf(out, "%-4s %-15s %4s %6s %8s %8s %10s %10s %10s %10s %10s\n", "port", "ifname",
+			"prio", "paused", "pauses", "resumes", "q_B", "qhat_B", "hdrm_B", "hdrm_pkts",
+			"hdrm_drop");
+	}
+	for (i = 0; i < DC_SW_PORTS_MAX; i++) {
+		if (bpf_map_lookup_elem(s->port, &i, &p) || !p.rate_mbps)
+			continue;
+		for (pr = 0; pr < DC_SW_PRIOS; pr++) {
+			const struct dc_sw_rvq *r = &rv.in[i * DC_SW_PRIOS + pr];
+
+			if (!cfg->rv.lossless[pr])
+				continue;
+			if (j) {
+				jw_obj(j, NULL);
+				jw_u64(j, "port", i);
+				jw_str(j, "ifname", p.ifname);
+				jw_u64(j, "prio", pr);
+				jw_bool(j, "paused", r->q.paused);
+				jw_u64(j, "pauses", r->pauses);
+				jw_u64(j, "resumes", r->resumes);
+				jw_u64(j, "q_bytes", r->q.q_bytes);
+				jw_u64(j, "qhat_bytes", r->q.qhat_q16 >> DC_Q16_SHIFT);
+				jw_u64(j, "hdrm_bytes", r->q.hdrm_bytes);
+				jw_u64(j, "hdrm_pkts", r->hdrm_pkts);
+				jw_u64(j, "hdrm_drops", r->hdrm_drops);
+				jw_end_obj(j);
+			} else {
+				fprintf(out, "%-4u %-15.*s %4u %6s %8llu %8llu %10llu %10llu %10llu %10llu %10llu\n",
+					i, DC_SW_IFNAME_LEN, p.ifname, pr, r->q.paused ? "yes" : "no",
+					(unsigned long long)r->pauses, (unsigned long long)r->resumes,
+					(unsigned long long)r->q.q_bytes,
+					(unsigned long long)(r->q.qhat_q16 >> DC_Q16_SHIFT),
+					(unsigned long long)r->q.hdrm_bytes,
+					(unsigned long long)r->hdrm_pkts,
+					(unsigned long long)r->hdrm_drops);
+			}
+		}
+	}
+	if (j) {
+		jw_end_arr(j);
+		jw_end_obj(j);
+	}
+}
+
+/*
  * The strict-priority queues of port i (nqueues > 1): each leaf's tracked
  * backlog and the threshold a packet of the queue's lowest priority would
  * meet now (admit.h: q of the queue, Q of the buffer, the class's n_p).
@@ -293,6 +380,7 @@ int sw_cmd_status(struct dc_ctx *ctx, int argc, char **argv)
 		sw_sum_counters(s.cnt, DC_SW_CNT_OTHER, &o);
 		if (json) {
 			jw_end_arr(j);
+			sw_status_rv(&s, &cfg, j, NULL);
 			jw_u64(j, "other_pkts", o.other_pkts);
 			jw_end_obj(j);
 			jw_done(j);
@@ -303,6 +391,7 @@ int sw_cmd_status(struct dc_ctx *ctx, int argc, char **argv)
 			}
 			fprintf(out, "passed without a decision (not IP, no route, not to a switch port): %llu\n",
 			       (unsigned long long)o.other_pkts);
+			sw_status_rv(&s, &cfg, NULL, out);
 		}
 	}
 	if (qfd >= 0)

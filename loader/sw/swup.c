@@ -216,6 +216,7 @@ int sw_cmd_up(struct dc_ctx *ctx, int argc, char **argv)
 	struct dc_sw_state st;
 	struct switch_bpf *skel = NULL;
 	char dir[DC_PATH_LEN + 64], path[DC_PATH_LEN + 128], why[512], sw_root[DC_PATH_LEN + 8];
+	char rvwhy[160];
 	__u32 xdp_flags = (__u32)a->xdp_flags, ino, zero = 0, i;
 	int nports, nrates = 0, err, k;
 	bool created;
@@ -256,6 +257,8 @@ int sw_cmd_up(struct dc_ctx *ctx, int argc, char **argv)
 			dc_err_prefix(&ctx->err, "switch %s not started", name);
 			return EXIT_USAGE;
 		}
+	if (sw_rv_refuse(&cfg, rvwhy, sizeof(rvwhy)))
+		return dc_fail(ctx, EXIT_USAGE, "switch %s not started: %s", name, rvwhy);
 	if (sw_queues_refuse(a->queues, cfg.alg))
 		return dc_fail(ctx, EXIT_USAGE, "switch %s not started: alg=%s: %s", name,
 			       sw_alg_name(cfg.alg), sw_queues_refuse(a->queues, cfg.alg));

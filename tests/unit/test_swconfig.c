@@ -288,9 +288,76 @@ static void silent(void)
 	rmdir(pin);
 }
 
+/* Reverie's keys: values, refusals with their reason, the pools checked
+ * together (sw_rv_refuse), nothing changed by a refused value. */
+static void reverie_keys(void)
+{
+	struct dc_sw_cfg before;
+	char why[160];
+
+	dc_sw_cfg_defaults(&cfg);
+	CHECK("sw rv: alg=reverie accepted", !assign("alg=reverie") && cfg.alg == DC_ALG_REVERIE,
+	      "%s", err.msg);
+	CHECK("sw rv: ... and named back", !strcmp(sw_alg_name(cfg.alg), "reverie"), "%s",
+	      sw_alg_name(cfg.alg));
+	CHECK("sw rv: defaults fit together (64 KiB headroom, 256 KiB pool, 1 MB buffer)",
+	      !sw_rv_refuse(&cfg, why, sizeof(why)) && cfg.rv.lossless[3] && !cfg.rv.lossless[0],
+	      "%s", why);
+	CHECK("sw rv: rv_gamma=0.99 stored in Q32", !assign("rv_gamma=0.99") &&
+	      cfg.rv.gamma_q32 == 4252017623u, "%s %u", err.msg, cfg.rv.gamma_q32);
+	CHECK("sw rv: rv_gamma=0 (no filter) accepted", !assign("rv_gamma=0") && !cfg.rv.gamma_q32,
+	      "%s", err.msg);
+	before = cfg;
+	CHECK("sw rv: rv_gamma=1 refused: the average would never move",
+	      assign("rv_gamma=1") == EXIT_USAGE && said("never move") && said("0 <= x < 1"), "%s",
+	      err.msg);
+	CHECK("sw rv: rv_gamma=-0.1 refused", assign("rv_gamma=-0.1") && said("out of range"), "%s",
+	      err.msg);
+	CHECK("sw rv: rv_gamma=0.9x refused as malformed", assign("rv_gamma=0.9x") &&
+	      said("not a number"), "%s", err.msg);
+	CHECK("sw rv: rv_gamma='' refused as malformed", assign("rv_gamma=") && said("not a number"),
+	      "%s", err.msg);
+	CHECK("sw rv: rv_alpha_lossless=2000 refused with its range",
+	      assign("rv_alpha_lossless=2000") && said("allowed (0, 1024]"), "%s", err.msg);
+	CHECK("sw rv: rv_alpha_lossy=0 refused", assign("rv_alpha_lossy=0") &&
+	      said("allowed (0, 1024]"), "%s", err.msg);
+	CHECK("sw rv: rv_alpha_lossy=abc refused", assign("rv_alpha_lossy=abc") == EXIT_USAGE, "%s",
+	      err.msg);
+	CHECK("sw rv: rv_hdrm_bytes=100 (below one MTU) refused in bytes",
+	      assign("rv_hdrm_bytes=100") && said("allowed [1500, 2147483647] bytes"), "%s", err.msg);
+	CHECK("sw rv: rv_hdrm_bytes=4294967296 refused", assign("rv_hdrm_bytes=4294967296") ==
+	      EXIT_USAGE, "%s", err.msg);
+	CHECK("sw rv: lossless needs an index", assign("lossless=1") && said("lossless.I"), "%s",
+	      err.msg);
+	CHECK("sw rv: lossless.8 out of range", assign("lossless.8=1") && said("index out of range"),
+	      "%s", err.msg);
+	CHECK("sw rv: lossless.3=2 refused", assign("lossless.3=2") == EXIT_USAGE, "%s", err.msg);
+	CHECK("sw rv: refused values changed nothing", !memcmp(&before, &cfg, sizeof(cfg)),
+	      "changed");
+	CHECK("sw rv: rv_alpha_lossless=2 and lossless.5=1", !assign("rv_alpha_lossless=2") &&
+	      !assign("lossless.5=1") && cfg.rv.alpha_q16[DC_RV_LOSSLESS] == 2u << 16 &&
+	      cfg.rv.lossless[5] == 1, "%s", err.msg);
+	/* the pools together */
+	cfg.buffer_bytes = 200000;
+	cfg.rv.hdrm_pool_bytes = 200000;
+	CHECK("sw rv: a headroom pool as large as the buffer refused",
+	      sw_rv_refuse(&cfg, why, sizeof(why)) && strstr(why, "leaves no shared pool"), "%s",
+	      why);
+	cfg.rv.hdrm_pool_bytes = 50000;
+	cfg.rv.hdrm_bytes = 60000;
+	CHECK("sw rv: one queue's headroom above the pool refused",
+	      sw_rv_refuse(&cfg, why, sizeof(why)) && strstr(why, "exceeds the pool"), "%s", why);
+	cfg.alg = DC_ALG_DT;
+	CHECK("sw rv: ... but not checked under another algorithm",
+	      !sw_rv_refuse(&cfg, why, sizeof(why)), "%s", why);
+	CHECK("sw rv: reverie decides per queue with --queues 4", !sw_queues_refuse(4, DC_ALG_REVERIE),
+	      "refused");
+}
+
 int main(void)
 {
 	engine();
+	reverie_keys();
 	tables();
 	dispatch();
 	silent();
