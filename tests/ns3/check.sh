@@ -36,4 +36,29 @@ for alg in cs dt abm followlqd credence; do
 		t_fail "ns3: $alg on a dcbpf sim trace: the same totals as dcbpf sim" "sim $sim, ns-3 $ns"
 	fi
 done
+# The 10:1 incast scenario (scen_incast.cc), PowerTCP and CUBIC, about 1 s
+# each: the workload schema, INT flowing source -> switch -> echo -> CC,
+# the incast no faster than its wire time, PowerTCP's queue below CUBIC's.
+if [ -x "$N/scen_incast" ]; then
+	for cc in powertcp cubic; do
+		"$N/scen_incast" --cc="$cc" --out="$tmp" >"$tmp/$cc.log" 2>&1 ||
+			t_fail "ns3: incast scenario, $cc: runs and every incast flow completes" "$(tail -n 2 "$tmp/$cc.log")"
+	done
+	# 10 × 65536 B at 1 Gbit/s: 5.24 ms on the wire
+	jqv "ns3: incast scenario, powertcp: schema dcbpf-workload/1, 10 of 10 incast flows, incast >= 5.24 ms wire time, INT published to the CC" \
+		"$(cat "$tmp/powertcp.json" 2>/dev/null)" \
+		'.schema == "dcbpf-workload/1" and .classes.incast.completed == 10 and .incast_ms >= 5.24
+		 and .int.sourced > 1000 and .int.echoed > 1000 and .int.published > 1000 and .run.goodput_mbit > 900'
+	[ "$(wc -l <"$tmp/powertcp.csv" 2>/dev/null)" = 12 ] && head -n 1 "$tmp/powertcp.csv" | grep -q '^id,class,cc,src,dst,size_bytes,start_ns,fct_ns,ideal_ns,slowdown,rto_count,retrans,wait_ns$' &&
+		t_pass "ns3: incast scenario: per-flow CSV in the harness's columns, 11 flows" ||
+		t_fail "ns3: incast scenario: per-flow CSV in the harness's columns, 11 flows" "$(head -n 2 "$tmp/powertcp.csv" 2>&1 | tr '\n' ' ')"
+	pq=$(jq .queue.p99 "$tmp/powertcp.json" 2>/dev/null) cq=$(jq .queue.p99 "$tmp/cubic.json" 2>/dev/null)
+	if [ -n "$pq" ] && [ -n "$cq" ] && [ "$(jq -n "$pq * 2 < $cq")" = true ]; then
+		t_pass "ns3: incast scenario: PowerTCP's queue p99 ($pq B) under half CUBIC's ($cq B)"
+	else
+		t_fail "ns3: incast scenario: PowerTCP's queue p99 under half CUBIC's" "powertcp $pq, cubic $cq"
+	fi
+else
+	t_fail "ns3: incast scenario built" "no $N/scen_incast"
+fi
 exit "${T_FAILED:-0}"

@@ -125,7 +125,12 @@ DcSwitchQueueDisc::DoEnqueue(Ptr<QueueDiscItem> item)
         return false;
     }
     if (dc_ecn_mark(m_buf->QueueBytes(qi) - len, len, m_ecnThreshBytes))
-        item->Mark();
+    {
+        if (item->Mark())
+            m_ecnMarked++;
+        else
+            m_ecnNotEct++;
+    }
     GetInternalQueue(k)->Enqueue(item);
     return true;
 }

@@ -33,6 +33,8 @@ class DcSwitchQueueDisc : public QueueDisc
      * index there. */
     void SetBuffer(Ptr<DcSharedBuffer> buf, uint32_t port);
     uint64_t GetTxBytes() const { return m_txBytes; }
+    /* ECN: packets marked CE, and packets over K that were not ECN-capable */
+    uint64_t m_ecnMarked = 0, m_ecnNotEct = 0;
 
     static constexpr const char* DROP_THRESH = "admission: over threshold";
     static constexpr const char* DROP_FULL = "admission: buffer full";
