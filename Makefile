@@ -485,6 +485,11 @@ $(BUILD)/ns3/%: tests/ns3/%.cc $(NS3_MODEL_OBJS) $(NS3_SIM_OBJS) $(NS3_MODEL_HDR
 	$(NS3_CXX) $(NS3_CXXFLAGS) -o $@ $< $(NS3_MODEL_OBJS) $(NS3_SIM_OBJS) \
 		$$(pkg-config --libs $(NS3_PKGS) | tr ' ' '\n' | grep -v '^/' | sort -u) -lm
 .SECONDARY: $(NS3_MODEL_OBJS) $(NS3_SIM_OBJS)
+# The fabric's 10:1 PowerTCP incast in ns-3 (docs/results.md): JSON + CSV +
+# PNG in $(OUT)/ns3-incast; SHORT=0 for the incast at 500 ms.
+.PHONY: exp-ns3-incast
+exp-ns3-incast: ns3
+	BUILD=$(BUILD) OUT=$(OUT)/ns3-incast tests/exp/ns3_incast.sh
 # Under CI nothing may skip (tests/lib/harness.sh), so there `make check`
 # installs and builds the models as it installs the suite's tools (about
 # 12 MB of packages and 15-25 s of build on 2 cores; tests/ns3/README.md).

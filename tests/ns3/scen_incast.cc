@@ -176,12 +176,13 @@ main(int argc, char** argv)
 {
     std::string out = ".", alg = "cs";
     uint64_t buffer = 1000000, bytes = 65536;
-    uint32_t fanin = 10, incastMs = 20, stopMs = 60, linkUs = 10, mss = 1448;
+    uint32_t fanin = 10, incastMs = 20, stopMs = 60, linkUs = 10, mss = 1448, hostMbit = 0;
     CommandLine cmd;
 
     cmd.AddValue("cc", "powertcp, theta_powertcp, dctcp or cubic", ccName);
     cmd.AddValue("out", "output directory", out);
-    cmd.AddValue("rate-mbit", "port rate", rateMbit);
+    cmd.AddValue("rate-mbit", "the bottleneck's rate: the receiver's port", rateMbit);
+    cmd.AddValue("host-mbit", "the senders' links (default 10 × rate-mbit)", hostMbit);
     cmd.AddValue("buffer", "shared buffer, bytes", buffer);
     cmd.AddValue("alg", "admission: cs (the fabric dumbbell's plain 1 MB buffer), dt, abm, followlqd",
                  alg);
@@ -218,10 +219,12 @@ main(int argc, char** argv)
     InternetStackHelper stack;
     stack.InstallAll();
 
+    /* the fabric's shape: the senders' veths are fast and the switch's
+     * egress to the receiver is the bottleneck, so queues form in the
+     * switch, not in the senders' NICs */
+    if (!hostMbit)
+        hostMbit = 10 * rateMbit;
     PointToPointHelper p2p;
-    char rate[32];
-    snprintf(rate, sizeof(rate), "%uMbps", rateMbit);
-    p2p.SetDeviceAttribute("DataRate", StringValue(rate));
     p2p.SetChannelAttribute("Delay", TimeValue(MicroSeconds(linkUs)));
     /* what waits, waits in the switch's shared buffer */
     p2p.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
@@ -236,19 +239,23 @@ main(int argc, char** argv)
     }
     buf->m_B = buffer;
     buf->m_quantumBytes = 1500;
-    buf->m_quantumNs = 1500ULL * 8000 / rateMbit;
+    buf->m_quantumNs = 1500ULL * 8000 / rateMbit; /* the bottleneck's (ABM's γ, Credence) */
     buf->Setup(nsend + 1, 1);
 
-    TrafficControlHelper swTc;
-    swTc.SetRootQueueDisc("ns3::DcSwitchQueueDisc", "RateMbps", UintegerValue(rateMbit),
-                          "EcnThreshBytes", UintegerValue(ccName == "dctcp" ? 30000 : 0));
     Ipv4AddressHelper addr;
     std::vector<Ipv4Address> hostIp;
     std::vector<Ptr<DcSwitchQueueDisc>> ports;
     for (uint32_t i = 0; i <= nsend; i++)
     {
+        uint32_t mbit = i == nsend ? rateMbit : hostMbit;
+        char net[32], rate[32];
+
+        snprintf(rate, sizeof(rate), "%uMbps", mbit);
+        p2p.SetDeviceAttribute("DataRate", StringValue(rate));
+        TrafficControlHelper swTc;
+        swTc.SetRootQueueDisc("ns3::DcSwitchQueueDisc", "RateMbps", UintegerValue(mbit),
+                              "EcnThreshBytes", UintegerValue(ccName == "dctcp" ? 30000 : 0));
         NetDeviceContainer d = p2p.Install(hosts.Get(i), sw.Get(0));
-        char net[32];
 
         snprintf(net, sizeof(net), "10.0.%u.0", i + 1);
         addr.SetBase(net, "255.255.255.0");
@@ -320,7 +327,7 @@ main(int argc, char** argv)
     path.rtt_ns = 4.0 * linkUs * 1000 + 2 * 66 * 8000.0 / rateMbit;
     path.rate_mbit = rateMbit;
     path.mss = mss;
-    path.hops = 2;
+    path.hops = 1; /* one rate-limited hop, as the fabric's dumbbell */
     FILE* csv = fopen((base + ".csv").c_str(), "w");
     std::vector<double> fct[2], slow[2];
     uint64_t incastEnd = 0, retrans = 0;
@@ -371,7 +378,7 @@ main(int argc, char** argv)
             "{\"schema\": \"dcbpf-workload/1\",\n"
             " \"params\": {\"cdf\": null, \"load\": 0, \"rate_mbit\": %u, \"capacity_mbit\": %u, "
             "\"incast\": {\"period_ms\": null, \"bytes\": %" PRIu64 ", \"fanin\": %u}, "
-            "\"cc\": {\"bg\": \"%s\", \"incast\": \"%s\"}, \"hops\": 2, \"mtu\": 1500, \"mss\": %u, "
+            "\"cc\": {\"bg\": \"%s\", \"incast\": \"%s\"}, \"hops\": 1, \"host_mbit\": %u, \"mtu\": 1500, \"mss\": %u, "
             "\"rto_min_ms\": 200, \"base_rtt_us\": %.1f, "
             "\"tags\": {\"simulator\": \"ns-3.37\", \"switch\": \"%s\", \"buffer_bytes\": %" PRIu64
             ", \"link_us\": %u}},\n"
@@ -383,7 +390,7 @@ main(int argc, char** argv)
             " \"int\": {\"sourced\": %" PRIu64 ", \"echoed\": %" PRIu64 ", \"published\": %" PRIu64 "},\n"
             " \"ecn\": {\"marked\": %" PRIu64 ", \"not_ect\": %" PRIu64 "},\n"
             " \"csv\": \"%s.csv\"}\n",
-            rateMbit, rateMbit, bytes, fanin, ccName.c_str(), ccName.c_str(), mss,
+            rateMbit, rateMbit, bytes, fanin, ccName.c_str(), ccName.c_str(), hostMbit, mss,
             path.rtt_ns / 1000, alg.c_str(), buffer, linkUs, flows.size(), stopMs / 1000.0,
             (double)(tx1 - tx0) * 8 / ((double)(stopNs - (incastMs - 10 > 1 ? incastMs - 10 : 1) * 1000000ULL) / 1e9) / 1e6,
             ccName.c_str(), Stats(fct[0]).c_str(), Stats(slow[0]).c_str(), fanin, fct[1].size(),
