@@ -87,6 +87,7 @@ int dc_resq_egress(struct __sk_buff *skb)
 		return DC_TC_NEXT;
 	seq = bpf_ntohl(seq);
 	seqlen = p.payload + !!(fl & DC_TCP_SYN) + !!(fl & DC_TCP_FIN);
+	dc_resq_idle_restart(f, seq, seqlen, bpf_ktime_get_ns(), cfg->idle_us);
 	retx = dc_resq_account(f, seq, seqlen, p.payload, &before);
 	level = dc_resq_level(cfg, before, retx, dc_resq_after_rto(f, seq));
 	f->level = (__u8)level;

@@ -92,6 +92,8 @@ struct dc_resq_cfg {
 	__u32 enabled;				/* 0: pass every packet untouched */
 	__u32 cs_top;				/* class selector of level 1, 1..7: level L
 						 * leaves as CS(cs_top + 1 - L) */
+	__u32 idle_us;				/* a flow idle longer starts over at the base
+						 * level (dc_resq_idle_restart); 0: never */
 };
 
 DC_INLINE void dc_resq_cfg_default(struct dc_resq_cfg *c)
@@ -213,6 +215,9 @@ struct dc_resq_flow {
 	__u8 level;		/* level of the last packet tagged */
 	__u8 started;		/* max_end_seq is valid */
 	__u8 pad[2];
+	__u64 last_ns;		/* when the flow last sent a segment with payload, SYN or FIN */
+	__u32 idle_restarts;	/* times it started over after idle_us (dc_resq_idle_restart) */
+	__u32 pad2;
 };
 
 /*
@@ -245,6 +250,37 @@ DC_INLINE bool dc_resq_account(struct dc_resq_flow *f, __u32 seq, __u32 len, __u
 		f->max_end_seq = end;
 	}
 	return retx;
+}
+
+/*
+ * A persistent connection carries one message after another, and PIAS'
+ * levels are per message: without a restart the connection's second
+ * message would start where its first ended (a 1 KB request after a 1 MB
+ * one at the lowest level).  PIAS (NSDI'15) treats a connection that
+ * has been idle as a new flow; so here: a segment of new data (at or
+ * past the highest sequence, len > 0) that comes more than idle_us after
+ * the flow last sent starts the flow over — bytes_sent back to 0, so
+ * this segment is tagged at the base level.  A retransmission never
+ * restarts (a timeout's go-back-N is not a new message) and the highest
+ * sequence stays, so later retransmissions are still recognised.
+ * Records now_ns as the flow's last send for every segment with len > 0.
+ * Returns 1 if the flow started over.  idle_us 0: never.
+ */
+DC_INLINE bool dc_resq_idle_restart(struct dc_resq_flow *f, __u32 seq, __u32 len, __u64 now_ns,
+				    __u32 idle_us)
+{
+	bool restart;
+
+	if (!len)
+		return false;		/* pure ACK: sends nothing */
+	restart = idle_us && f->started && f->last_ns && !dc_seq_before(seq, f->max_end_seq) &&
+		  now_ns - f->last_ns > (__u64)idle_us * 1000;
+	f->last_ns = now_ns;
+	if (restart) {
+		f->bytes_sent = 0;
+		f->idle_restarts++;
+	}
+	return restart;
 }
 
 /* RTO mode: seq was sent before the flow's last timeout (sockops wrote

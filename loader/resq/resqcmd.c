@@ -48,6 +48,7 @@ struct resq_set_args {
 	const char *thresholds;
 	__u64 reserved_bytes;
 	__u64 cs_top;
+	const char *idle_us;	/* NULL: not given (0 is a value: never) */
 	bool enable, disable;
 };
 
@@ -91,6 +92,9 @@ static const struct dc_opt set_opts[] = {
 	{ "cs-top", 0, DC_OPT_U64, DC_FIELD(struct resq_set_args, cs_top), "CS",
 	  .help = "class selector of level 1; level L leaves as CS(CS + 1 - L) (7; N - 1 for a "
 		  "switch with N queues)", .umin = 1, .umax = DC_RESQ_LEVEL_MAX },
+	{ "idle-us", 0, DC_OPT_STR, DC_FIELD(struct resq_set_args, idle_us), "US",
+	  .help = "a flow that sent nothing for longer starts over at the base level (a persistent "
+		  "connection's next message, as PIAS); 0: never (the state after attach)" },
 	{ "enable", 0, DC_OPT_FLAG, DC_FIELD(struct resq_set_args, enable), NULL,
 	  .help = "tag packets (the state after attach)" },
 	{ "disable", 0, DC_OPT_FLAG, DC_FIELD(struct resq_set_args, disable), NULL,
@@ -362,6 +366,19 @@ static int set_cmd(struct dc_ctx *ctx, int argc, char **argv)
 		c.reserved_bytes = (__u32)a->reserved_bytes;
 	if (a->cs_top)
 		c.cs_top = (__u32)a->cs_top;
+	if (a->idle_us) {
+		char *end;
+		unsigned long long v;
+
+		errno = 0;
+		v = strtoull(a->idle_us, &end, 10);
+		if (!*a->idle_us || *end || errno || v > 0xffffffffULL || a->idle_us[0] == '-') {
+			rc = dc_fail(ctx, EXIT_USAGE, "--idle-us: want microseconds 0..4294967295, got '%s'",
+				     a->idle_us);
+			goto out;
+		}
+		c.idle_us = (__u32)v;
+	}
 	if (a->enable)
 		c.enabled = 1;
 	if (a->disable)
@@ -483,6 +500,7 @@ static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
 		jw_end_arr(&ctx->jw);
 		jw_u64(&ctx->jw, "reserved_bytes", cfg.reserved_bytes);
 		jw_u64(&ctx->jw, "cs_top", cfg.cs_top);
+		jw_u64(&ctx->jw, "idle_us", cfg.idle_us);
 	} else {
 		fprintf(ctx->out, "%s, promote %s, levels %u..%u (DSCP CS%u..CS%u), thresholds",
 			cfg.enabled ? "enabled" : "disabled",
@@ -492,8 +510,11 @@ static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
 			dc_resq_cs(cfg.cs_top, dc_resq_base(&cfg) + cfg.nthresh));
 		for (i = 0; i < (int)cfg.nthresh && i < DC_RESQ_THRESH_MAX; i++)
 			fprintf(ctx->out, "%s%u", i ? "," : " ", cfg.thresh_bytes[i]);
-		fprintf(ctx->out, "%s B, level-1 buffer %u B\n", cfg.nthresh ? "" : " none",
+		fprintf(ctx->out, "%s B, level-1 buffer %u B", cfg.nthresh ? "" : " none",
 			cfg.reserved_bytes);
+		if (cfg.idle_us)
+			fprintf(ctx->out, ", restart after %u us idle", cfg.idle_us);
+		fprintf(ctx->out, "\n");
 	}
 	print_links(ctx, dir);
 	if (ctx->json) {
@@ -524,6 +545,7 @@ static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
 			jw_u64(&ctx->jw, "retx_pkts", f.retx_pkts);
 			jw_u64(&ctx->jw, "promoted_pkts", f.promoted_pkts);
 			jw_u64(&ctx->jw, "rto_count", f.rto_count);
+			jw_u64(&ctx->jw, "idle_restarts", f.idle_restarts);
 			jw_end_obj(&ctx->jw);
 		} else {
 			fprintf(ctx->out, "  %-21s -> %-21s level %u bytes %llu pkts %llu retx %llu "

@@ -98,8 +98,17 @@ expect "resq cli: --cs-top 2 with levels 2..4 refused (level 4 below CS0)" 2 "be
 expect "resq cli: --cs-top 8 refused" 2 "cs-top" "${D[@]}" resq set --netns "$NS" --cs-top 8
 expect "resq cli: --enable with --disable refused" 2 "one or the other" \
 	"${D[@]}" resq set --netns "$NS" --enable --disable
+expect "resq cli: --idle-us not a number refused" 2 "idle-us: want microseconds" \
+	"${D[@]}" resq set --netns "$NS" --idle-us 2ms
+expect "resq cli: --idle-us past 32 bits refused" 2 "idle-us: want microseconds" \
+	"${D[@]}" resq set --netns "$NS" --idle-us 4294967296
 jqs "resq cli: refused sets left the configuration as it was" \
-	'.promote == "any" and .thresholds_bytes == [32768, 262144] and .enabled and .cs_top == 7' \
+	'.promote == "any" and .thresholds_bytes == [32768, 262144] and .enabled and .cs_top == 7 and .idle_us == 0' \
+	"${D[@]}" --json resq status --netns "$NS"
+expect "resq cli: --idle-us 2000 set" 0 "" "${D[@]}" resq set --netns "$NS" --idle-us 2000
+expect "resq cli: status names the restart" 0 "restart after 2000 us idle" "${D[@]}" resq status --netns "$NS"
+expect "resq cli: --idle-us 0 turns it off" 0 "" "${D[@]}" resq set --netns "$NS" --idle-us 0
+jqs "resq cli: idle_us 0 again, the rest kept" '.idle_us == 0 and .cs_top == 7 and .enabled' \
 	"${D[@]}" --json resq status --netns "$NS"
 expect "resq cli: PIAS with six thresholds (levels 1..7)" 0 "" \
 	"${D[@]}" resq set --netns "$NS" --promote off --thresholds 1K,2K,3K,4K,5K,6M --disable

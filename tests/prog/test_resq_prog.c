@@ -8,13 +8,15 @@
  * while new data stays at 4), the IPv4 checksum valid and ECN bits kept
  * after every rewrite, a smaller cs_top, PIAS mode (from level 1, never
  * promoted), RTO mode (promoted only below the
- * sequence sockops recorded at the timeout), a disabled tagger and
+ * sequence sockops recorded at the timeout), idle_us (a connection's next
+ * message after a gap starts at level 2 again), a disabled tagger and
  * non-TCP or malformed packets passed byte for byte.  Needs root; maps are
  * private (nothing pinned).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -236,6 +238,52 @@ static void rto(void)
 	CHECK_EQ("RTO mode: new data: level 2", send_level(40004, 1 + 2 * MSS, MSS, TCP_ACK), 2);
 }
 
+/* idle_us: the connection's next message after a gap starts at level 2
+ * again; without it, where the last one ended. */
+static void idle(void)
+{
+	struct dc_flow_key k = key_of(40008);
+	struct dc_resq_cfg c;
+	struct dc_resq_flow f;
+	struct timespec ts;
+	__u32 zero = 0, seq = 1, i;
+
+	dc_resq_cfg_default(&c);
+	c.idle_us = 2000;
+	bpf_map_update_elem(cfg_fd, &zero, &c, 0);
+	for (i = 0; i < 40000 / MSS; i++, seq += MSS)
+		send_level(40008, seq, MSS, TCP_ACK);
+	f = flow(40008);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	CHECK("idle: the program records the last send (bpf_ktime_get_ns)",
+	      f.last_ns && f.last_ns <= (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec, "last_ns %llu",
+	      (unsigned long long)f.last_ns);
+	CHECK_EQ("idle: 40 KB sent, new data at level 3", send_level(40008, seq, MSS, TCP_ACK), 3);
+	seq += MSS;
+	/* the flow last sent 10 ms ago */
+	f = flow(40008);
+	f.last_ns -= 10000000;
+	bpf_map_update_elem(flows_fd, &k, &f, BPF_EXIST);
+	CHECK_EQ("idle: the next message after 10 ms idle starts at level 2",
+		 send_level(40008, seq, MSS, TCP_ACK), 2);
+	f = flow(40008);
+	CHECK("idle: bytes sent restarted, counted",
+	      f.bytes_sent == MSS && f.idle_restarts == 1, "bytes %llu restarts %u",
+	      (unsigned long long)f.bytes_sent, f.idle_restarts);
+	f.last_ns -= 10000000;
+	bpf_map_update_elem(flows_fd, &k, &f, BPF_EXIST);
+	CHECK_EQ("idle: a retransmission after the gap is promoted, not restarted",
+		 send_level(40008, seq - 3 * MSS, MSS, TCP_ACK), 1);
+	CHECK_EQ("... no second restart", flow(40008).idle_restarts, 1);
+	c.idle_us = 0;
+	bpf_map_update_elem(cfg_fd, &zero, &c, 0);
+	f = flow(40008);
+	f.last_ns -= 10000000;
+	f.bytes_sent = 40000;
+	bpf_map_update_elem(flows_fd, &k, &f, BPF_EXIST);
+	CHECK_EQ("idle_us 0: no restart, level 3 after 40 KB", send_level(40008, seq + MSS, MSS, TCP_ACK), 3);
+}
+
 static void untouched(void)
 {
 	struct dc_resq_counters c0, c1;
@@ -304,6 +352,7 @@ int main(void)
 	cs_top3();
 	pias();
 	rto();
+	idle();
 	untouched();
 	resq_host_bpf__destroy(skel);
 	return check_failed;

@@ -197,8 +197,55 @@ static void reserved(void)
 		 dc_resq_reserved_fits(30000, 64, 15000), 0);
 }
 
+/* A persistent connection's next message after an idle gap starts over
+ * at the base level; retransmissions and busy flows never do. */
+static void idle_restart(void)
+{
+	struct dc_resq_cfg c;
+	struct dc_resq_flow f = {};
+	__u64 t = 5000000000ULL, before;
+	__u32 seq = 1, i, idle = 2000;
+	bool retx;
+
+	dc_resq_cfg_default(&c);
+	/* a 300 KB message, one segment every 10 µs: level 4 at its end */
+	for (i = 0; i < 300 * 1024 / MSS; i++, seq += MSS, t += 10000) {
+		CHECK_EQ("busy flow: never restarts", dc_resq_idle_restart(&f, seq, MSS, t, idle), 0);
+		send(&c, &f, seq, MSS, &retx);
+	}
+	CHECK_EQ("last send recorded", f.last_ns, t - 10000);
+	CHECK_EQ("300 KB sent: level 4", dc_resq_level(&c, f.bytes_sent, false, false), 4);
+	CHECK_EQ("pure ACK 1 s later: no restart, nothing recorded",
+		 dc_resq_idle_restart(&f, seq, 0, t + 1000000000ULL, idle), 0);
+	CHECK_EQ("... last send unchanged", f.last_ns, t - 10000);
+	CHECK_EQ("a retransmission 5 ms later (a timeout): no restart",
+		 dc_resq_idle_restart(&f, seq - MSS, MSS, t + 5000000, idle), 0);
+	CHECK_EQ("... bytes sent kept", f.bytes_sent, (__u64)i * MSS);
+	t += 5000000;
+	CHECK_EQ("new data exactly idle_us after the last send: no restart",
+		 dc_resq_idle_restart(&f, seq, MSS, t + idle * 1000ULL, idle), 0);
+	t += idle * 1000ULL;
+	CHECK_EQ("new data idle_us + 1 ns later: restart",
+		 dc_resq_idle_restart(&f, seq, MSS, t + idle * 1000ULL + 1, idle), 1);
+	CHECK("... bytes sent back to 0, counted", f.bytes_sent == 0 && f.idle_restarts == 1,
+	      "bytes %llu restarts %u", (unsigned long long)f.bytes_sent, f.idle_restarts);
+	CHECK_EQ("... the next message's first packet at level 2", send(&c, &f, seq, MSS, &retx), 2);
+	CHECK_EQ("... and the old message's segments are still retransmissions",
+		 send(&c, &f, seq - 5 * MSS, MSS, &retx), 1);
+	f.last_ns = 1;
+	CHECK_EQ("idle_us 0: never", dc_resq_idle_restart(&f, seq + MSS, MSS, t + 60000000000ULL, 0), 0);
+	{
+		struct dc_resq_flow g = {};
+
+		CHECK_EQ("a flow's first segment: not a restart",
+			 dc_resq_idle_restart(&g, 1, MSS, t, idle), 0);
+	}
+	(void)before;
+}
+
 int main(void)
 {
+	idle_restart();
 	reserved();
 	levels();
 	one_packet_flow();
