@@ -239,6 +239,15 @@ exp-ptcp-websearch: all deps-test
 credence-gap: all deps-test
 	BUILD=$(BUILD) OUT=$(OUT)/credence-gap tests/exp/credence_gap.sh
 
+# Soak and fault injection (docs/operations.md, "Soak"): the leaf-spine
+# fabric with every dcbpf program, mixed traffic and a fault schedule for
+# DURATION seconds (default 3600), then the leak check; summary.json,
+# samples.csv, faults.csv and soak.png in $(OUT)/soak. Needs root; takes
+# the suite lock as the tests do. The 2-minute form is tests/integ/soak.sh.
+.PHONY: soak
+soak: all deps-test
+	flock /tmp/dcbpf-suite.lock env DURATION=$(or $(DURATION),3600) BUILD=$(BUILD) OUT=$(OUT)/soak nice tests/exp/soak.sh
+
 # Ethereal results (tests/exp/ethereal-results, docs/collective.md): one
 # batch of ETH_SEEDS_PER seeds per (rate, CC) at a time under the shared
 # netns lock, then the summary, table and plot in $(OUT)/ethereal.
