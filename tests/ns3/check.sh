@@ -67,6 +67,6 @@ fi
 if [ "$(wc -l <"$tmp/exp/runs.csv" 2>/dev/null)" = 3 ] && { ! command -v gnuplot >/dev/null || [ -s "$tmp/exp/queue.png" ]; }; then
 	t_pass "ns3: incast: runs.csv has a row per CC, queue.png drawn"
 else
-	t_fail "ns3: incast: runs.csv has a row per CC, queue.png drawn" "$(cat "$tmp/exp/runs.csv" 2>&1 | tr '\n' ' ')"
+	t_fail "ns3: incast: runs.csv has a row per CC, queue.png drawn" "$(tr '\n' ' ' <"$tmp/exp/runs.csv" 2>&1)"
 fi
 exit "${T_FAILED:-0}"

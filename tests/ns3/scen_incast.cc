@@ -17,8 +17,9 @@
  * columns (docs/workload.md, schema dcbpf-workload/1), DIR/CC.json (its
  * summary: params, run, classes.incast and .bg with fct_us and slowdown
  * STATS, plus "queue" — the receiver port's queue sampled every 10 µs:
- * p50, p99, max — and "incast_ms", the time from the incast's start to
- * its last byte received), and DIR/CC.queue.csv (t_us,queue_bytes).
+ * p50, p99, max —, "incast_ms", the time from the incast's start to its
+ * last byte received, the INT and ECN counters and the switch's drops),
+ * and DIR/CC.queue.csv (t_us,queue_bytes).
  */
 #include <algorithm>
 #include <cinttypes>
@@ -362,11 +363,12 @@ main(int argc, char** argv)
     FILE* js = fopen((base + ".json").c_str(), "w");
     if (!js)
         return 1;
-    uint64_t sourced = 0, echoed = 0, published = 0, marked = 0, notect = 0;
+    uint64_t sourced = 0, echoed = 0, published = 0, marked = 0, notect = 0, drops = 0;
     for (auto& pt : ports)
     {
         marked += pt->m_ecnMarked;
         notect += pt->m_ecnNotEct;
+        drops += pt->GetStats().nTotalDroppedPackets;
     }
     for (auto& h : intHosts)
     {
@@ -389,6 +391,7 @@ main(int argc, char** argv)
             " \"queue\": {\"samples\": %zu, \"p50\": %.0f, \"p99\": %.0f, \"max\": %.0f},\n"
             " \"int\": {\"sourced\": %" PRIu64 ", \"echoed\": %" PRIu64 ", \"published\": %" PRIu64 "},\n"
             " \"ecn\": {\"marked\": %" PRIu64 ", \"not_ect\": %" PRIu64 "},\n"
+            " \"switch_drops\": %" PRIu64 ",\n"
             " \"csv\": \"%s.csv\"}\n",
             rateMbit, rateMbit, bytes, fanin, ccName.c_str(), ccName.c_str(), hostMbit, mss,
             path.rtt_ns / 1000, alg.c_str(), buffer, linkUs, flows.size(), stopMs / 1000.0,
@@ -397,7 +400,7 @@ main(int argc, char** argv)
             Stats(fct[1]).c_str(), Stats(slow[1]).c_str(),
             incastAll ? std::to_string((incastEnd - (uint64_t)incastMs * 1000000) / 1e6).c_str() : "null",
             q.size(), dc_wl_pct(q.data(), q.size(), 50), dc_wl_pct(q.data(), q.size(), 99),
-            q.empty() ? 0.0 : q.back(), sourced, echoed, published, marked, notect, ccName.c_str());
+            q.empty() ? 0.0 : q.back(), sourced, echoed, published, marked, notect, drops, ccName.c_str());
     fclose(js);
     Simulator::Destroy();
     return incastAll ? 0 : 1;
