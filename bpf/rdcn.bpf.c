@@ -19,6 +19,7 @@
 
 #include "maps/rdcn.h"
 #include "lib/count.h"
+#include "lib/tcact.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -115,4 +116,42 @@ int dc_rd_ref(struct __sk_buff *skb)
 	DC_CTR_ADD(dc_rd_pcnt, pc, pass_bytes, skb->len);
 	DC_CTR_ADD(dc_rd_pcnt, bpf_map_lookup_elem(&dc_rd_pcnt, &key), out_pkts, 1);
 	return bpf_redirect(o->ifindex, 0);
+}
+
+/*
+ * The VOQ classifier of a ToR (include/dcbpf/rdcn.h, "VOQs at the ToRs").
+ *
+ * Attached: TC egress (tcx or clsact) of a ToR's uplink, in the ToR's
+ * namespace, by `dcbpf rdcn voq`, which also builds the uplink's HTB of
+ * VOQs and opens and closes their gates with the schedule.
+ * Runs: for every frame the uplink is about to enqueue.  It puts the frame
+ * into the VOQ of its next hop (destination MAC -> ToR j, dc_rd_mac):
+ * skb->priority = classid 1:(j+1), which HTB takes as the class.  The
+ * driver's kick and drain frames (DC_RD_KICK_PROTO) name their VOQ in
+ * their first payload byte.  A frame for no ToR keeps its priority (HTB
+ * sends it directly, and the circuit switch drops it).  Never drops,
+ * never writes the frame.
+ */
+SEC("tc")
+int dc_rd_voq(struct __sk_buff *skb)
+{
+	struct dc_rd_mac_key k = {};
+	const struct dc_rd_dst *d;
+	__u8 hdr[15];
+	__u32 to;
+
+	if (bpf_skb_load_bytes(skb, 0, hdr, sizeof(hdr)))
+		return DC_TC_NEXT;
+	if (hdr[12] == (DC_RD_KICK_PROTO >> 8) && hdr[13] == (DC_RD_KICK_PROTO & 0xff)) {
+		to = hdr[14];
+	} else {
+		__builtin_memcpy(k.addr, hdr, sizeof(k.addr));
+		d = bpf_map_lookup_elem(&dc_rd_mac, &k);
+		if (!d)
+			return DC_TC_NEXT;
+		to = d->tor;
+	}
+	if (to < DC_RD_TORS_MAX)
+		skb->priority = dc_rd_voq_classid(to);
+	return DC_TC_NEXT;
 }

@@ -6,39 +6,14 @@
  * live from a period boundary on.  Written by user space only
  * (loader/rdcn/rdpub.c); read by the circuit switch (bpf/rdcn.bpf.c).
  * Pinned by name, so `bpftool map dump pinned …/dc_rd_sched` shows
- * peer[uplink][ToR] of every slot.  Table: docs/rdcn.md.
+ * peer[uplink][ToR] of every slot.  Table: docs/rdcn.md.  The schedule
+ * and the ToRs' addresses are in maps/rdcn_sched.h (what every program of
+ * the fabric reads, INT's transit hop included); the switch's ports here.
  */
 #ifndef DCBPF_MAPS_RDCN_H
 #define DCBPF_MAPS_RDCN_H
 
-#include "dcbpf/rdcn.h"
-
-/* Buffer (0, 1) -> that copy's epoch, slot, day, period, shape. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, DC_RD_BUFS);
-	__type(key, __u32);
-	__type(value, struct dc_rd_cfg);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} dc_rd_cfg SEC(".maps");
-
-/* buffer x DC_RD_SLOTS_MAX + slot (dc_rd_sched_key) -> the matchings. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, DC_RD_BUFS * DC_RD_SLOTS_MAX);
-	__type(key, __u32);
-	__type(value, struct dc_rd_slot);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} dc_rd_sched SEC(".maps");
-
-/* One entry: the flip word (dc_rd_flip_make); one 64-bit store flips. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct dc_rd_flip);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} dc_rd_flip SEC(".maps");
+#include "maps/rdcn_sched.h"
 
 /* ---- the circuit switch's ports (bpf/rdcn.bpf.c) ---------------------- */
 
@@ -50,15 +25,6 @@ struct {
 	__type(value, struct dc_rd_port);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } dc_rd_port SEC(".maps");
-
-/* A ToR's uplink MAC address -> that ToR: a frame's next hop. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, DC_RD_PORTS);
-	__type(key, struct dc_rd_mac_key);
-	__type(value, struct dc_rd_dst);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} dc_rd_mac SEC(".maps");
 
 /* dc_rd_port_key(ToR, uplink) -> the ifindex that port sends by. */
 struct {

@@ -355,4 +355,83 @@ struct dc_rd_out {
 	__u32 ifindex;
 };
 
+/* ---- VOQs at the ToRs (bpf/rdcn.bpf.c dc_rd_voq, loader/rdcn/voq.c) -----
+ * A ToR holds the packets for each destination ToR in a virtual output
+ * queue until the circuit to that ToR is up (the thesis' per-destination
+ * VOQs, §2.4; Ch. 7 §7.3 "packets wait at the ToR").  Emulated with what
+ * the kernel offers: the uplink's root qdisc is an HTB whose class 1:(j+1)
+ * is the VOQ of next hop j (chosen by skb->priority, set at TC egress by
+ * dc_rd_voq), each class holding a TBF that is the gate: open (the
+ * circuit's rate) from the start of a slot that matches the pair, closed
+ * (1 byte/s with a bucket of one frame) guard_ns before that day ends.
+ * A TBF change refills the bucket and keeps the queue; nothing restarts
+ * the queue after a change, so the driver sends a kick frame into a VOQ
+ * it opens and a drain frame (one full bucket) into a VOQ it closes.
+ * Both carry DC_RD_KICK_PROTO and the VOQ's ToR in their first payload
+ * byte, and are addressed to no ToR (broadcast): the circuit switch drops
+ * them as drop_nodest.
+ */
+
+/* The HTB root handle of a VOQ uplink (major 1). */
+#define DC_RD_VOQ_MAJOR		1
+/* The TBF gate under class 1:(j+1) has handle (DC_RD_GATE_MAJOR + j):. */
+#define DC_RD_GATE_MAJOR	0x100
+/* IEEE 802 local experimental ethertype 1: the gate driver's kick and
+ * drain frames. */
+#define DC_RD_KICK_PROTO	0x88b5
+
+/* classid of the VOQ of next hop `to`: 1:(to+1) (minor 0 names the qdisc). */
+DC_INLINE __u32 dc_rd_voq_classid(__u32 to)
+{
+	return ((__u32)DC_RD_VOQ_MAJOR << 16) | ((to % DC_RD_TORS_MAX) + 1);
+}
+
+/* The TBF gate's handle of the VOQ of `to`. */
+DC_INLINE __u32 dc_rd_gate_handle(__u32 to)
+{
+	return (DC_RD_GATE_MAJOR + (to % DC_RD_TORS_MAX)) << 16;
+}
+
+/*
+ * The gate times of the slot holding t (t at or after the epoch): the
+ * circuits carry traffic in [start, start + day); a VOQ opens at the
+ * start and closes guard_ns before the day ends, so that what it still
+ * lets go at the close (at most one bucket, sent at once) meets the
+ * circuit up.  guard_ns not below day_ns: the gate never opens
+ * (*close_ns = *open_ns).  Returns the slot's index in the period.
+ */
+DC_INLINE __u32 dc_rd_gate_times(const struct dc_rd_cfg *c, __u64 t, __u64 guard_ns, __u64 *open_ns,
+				 __u64 *close_ns)
+{
+	__u64 k = (t - c->epoch_ns) / c->slot_ns;
+
+	*open_ns = c->epoch_ns + k * c->slot_ns;
+	*close_ns = *open_ns + (guard_ns < c->day_ns ? c->day_ns - guard_ns : 0);
+	return (__u32)(k % c->period);
+}
+
+/* ---- INT's rate field following the slot (bpf/int_transit.bpf.c) -------
+ * The rate a ToR's INT hop reports for a packet to next hop `to` (Ch. 2
+ * §2.4: PowerTCP reads the bottleneck's bandwidth b from INT, so it sees
+ * a circuit come and go only if the hop reports the circuit's rate while
+ * it is up and the packet network's otherwise): circuit_mbps during the
+ * day of a slot that matches (from, to) on uplink `up`, packet_mbps
+ * otherwise (0: no packet network; the CC then skips the hop's sample).
+ * where, c, s as for dc_rd_judge.
+ */
+DC_INLINE __u32 dc_rd_pair_rate_mbps(int where, const struct dc_rd_cfg *c, const struct dc_rd_slot *s, __u32 up,
+				     __u32 from, __u32 to, __u32 circuit_mbps, __u32 packet_mbps)
+{
+	return dc_rd_judge(where, c, s, up, from, to) == DC_RD_V_PASS ? circuit_mbps : packet_mbps;
+}
+
+/* A ToR uplink whose INT hop follows the slot (dc_rd_tor: ifindex ->). */
+struct dc_rd_tor {
+	__u16 tor;		/* this ToR */
+	__u16 up;		/* the uplink this interface is */
+	__u32 circuit_mbps;	/* reported while the pair's circuit is up */
+	__u32 packet_mbps;	/* reported otherwise (0: none) */
+	__u32 pad;
+};
+
 #endif

@@ -16,6 +16,7 @@
 #include "dcbpf/dctcp.h"
 #include "dcbpf/icon.h"
 #include "dcbpf/resqueue.h"
+#include "dcbpf/rdcn.h"
 #include "counters.h"
 
 #define DC_CTR_DESC(st, field, flags, prom, help) \
@@ -36,6 +37,7 @@
 #define DC_CTR_ROW_dc_dctcp_stats(f, fl, p, h) DC_CTR_DESC(dc_dctcp_stats, f, fl, p, h)
 #define DC_CTR_ROW_dc_icon_counters(f, fl, p, h) DC_CTR_DESC(dc_icon_counters, f, fl, p, h)
 #define DC_CTR_ROW_dc_resq_counters(f, fl, p, h) DC_CTR_DESC(dc_resq_counters, f, fl, p, h)
+#define DC_CTR_ROW_dc_rd_pcnt(f, fl, p, h) DC_CTR_DESC(dc_rd_pcnt, f, fl, p, h)
 
 DC_CTR_SET(dc_ctr_cc, dc_cc_counters, DC_CC_COUNTERS);
 DC_CTR_SET(dc_ctr_int, dc_int_counters, DC_INT_COUNTERS);
@@ -45,10 +47,11 @@ DC_CTR_SET(dc_ctr_eth_leaf, dc_eth_lcounters, DC_ETH_LCOUNTERS);
 DC_CTR_SET(dc_ctr_dctcp, dc_dctcp_stats, DC_DCTCP_COUNTERS);
 DC_CTR_SET(dc_ctr_icon, dc_icon_counters, DC_ICON_COUNTERS);
 DC_CTR_SET(dc_ctr_resq, dc_resq_counters, DC_RESQ_COUNTERS);
+DC_CTR_SET(dc_ctr_rdcn, dc_rd_pcnt, DC_RD_PORT_COUNTERS);
 
 const struct dc_ctr_set *const dc_ctr_sets[] = {
 	&dc_ctr_cc, &dc_ctr_int, &dc_ctr_sw, &dc_ctr_eth_host, &dc_ctr_eth_leaf, &dc_ctr_dctcp,
-	&dc_ctr_icon, &dc_ctr_resq, NULL,
+	&dc_ctr_icon, &dc_ctr_resq, &dc_ctr_rdcn, NULL,
 };
 
 __u64 dc_ctr_get(const struct dc_ctr *c, const void *v)

@@ -42,6 +42,7 @@ extern const struct dc_ctr_set dc_ctr_eth_leaf;	/* struct dc_eth_lcounters */
 extern const struct dc_ctr_set dc_ctr_dctcp;	/* struct dc_dctcp_stats */
 extern const struct dc_ctr_set dc_ctr_icon;	/* struct dc_icon_counters */
 extern const struct dc_ctr_set dc_ctr_resq;	/* struct dc_resq_counters */
+extern const struct dc_ctr_set dc_ctr_rdcn;	/* struct dc_rd_pcnt (a circuit-switch port) */
 /* All of the above, NULL-terminated. */
 extern const struct dc_ctr_set *const dc_ctr_sets[];
 

@@ -7,7 +7,8 @@
  *   dcbpf rdcn publish   a schedule file into the live maps, flipped at the
  *                        next period boundary (dc_rd_publish)
  *   dcbpf rdcn detach    every port detached, the pins removed
- * Pins: PIN_DIR/rdcn/NS (the maps of maps/rdcn.h, the tcx links IF_ingress).
+ * Pins: PIN_DIR/rdcn/NS (the maps of maps/rdcn.h, the tcx links IF_ingress;
+ * `rdcn voq` adds its classifiers' links voq_NS_IF while it runs, voq.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include "bpfsys.h"
 #include "cli.h"
 #include "clock.h"
+#include "counters.h"
 #include "pins.h"
 #include "rdcn/rdcn.h"
 #include "rdcn/rdcncmd.h"
@@ -31,7 +33,7 @@
 #define PATH_LEN 1024
 
 static const char *const rd_maps[] = { "dc_rd_cfg", "dc_rd_sched", "dc_rd_flip", "dc_rd_port",
-				       "dc_rd_mac",  "dc_rd_out",   "dc_rd_pcnt" };
+				       "dc_rd_mac",  "dc_rd_out",   "dc_rd_pcnt", "dc_rd_tor" };
 
 static int rd_dir(char *buf, size_t len, const char *pin_dir, const char *netns, struct dc_err *err)
 {
@@ -203,10 +205,11 @@ int dc_rd_detach_run(struct dc_ctx *ctx, const struct dc_rd_detach_args *a)
 	/* tcx links: their pins, whether or not the device still exists */
 	while ((e = readdir(d))) {
 		len = strlen(e->d_name);
-		if (len > 8 && !strcmp(e->d_name + len - 8, "_ingress")) {
+		/* and the VOQ classifiers of a `rdcn voq` that was killed */
+		if ((len > 8 && !strcmp(e->d_name + len - 8, "_ingress")) || !strncmp(e->d_name, "voq_", 4)) {
 			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 			dc_detach_pinned(path);
-			links++;
+			links += e->d_name[0] != 'v';
 		}
 	}
 	closedir(d);
@@ -252,4 +255,91 @@ int dc_rd_detach_run(struct dc_ctx *ctx, const struct dc_rd_detach_args *a)
 		fprintf(ctx->out, "%u port(s) detached, %s removed\n", links + n, dir);
 	}
 	return 0;
+}
+
+/* `dcbpf rdcn status`: the circuit switch's counters per port (dc_rd_pcnt),
+ * a column per port of dc_rd_port and one for frames of interfaces that are
+ * no port; JSON: ports[] with tor, up, ifindex and the counters. */
+int dc_rd_status_run(struct dc_ctx *ctx, const struct dc_rd_detach_args *a)
+{
+	static struct dc_rd_pcnt v[DC_RD_PORTS + 1];
+	static char names[DC_RD_PORTS + 1][16];
+	static const char *cols[DC_RD_PORTS + 1];
+	static const void *vals[DC_RD_PORTS + 1];
+	static struct dc_rd_port port[DC_RD_PORTS];
+	static __u32 ifx[DC_RD_PORTS];
+	char dir[PATH_LEN], path[PATH_LEN * 2];
+	__u32 key, next, *prev = NULL, n = 0, i, other = DC_RD_PORTS;
+	int pfd, cfd, rc = 0;
+
+	if (rd_dir(dir, sizeof(dir), ctx->pin_dir, a->netns, &ctx->err))
+		return EXIT_USAGE;
+	snprintf(path, sizeof(path), "%s/dc_rd_port", dir);
+	pfd = bpf_obj_get(path);
+	snprintf(path, sizeof(path), "%s/dc_rd_pcnt", dir);
+	cfd = bpf_obj_get(path);
+	if (pfd < 0 || cfd < 0) {
+		rc = dc_err_set(&ctx->err, EXIT_ERR, "no circuit switch in %s (dcbpf rdcn attach)", dir);
+		goto out;
+	}
+	while (n < DC_RD_PORTS && !bpf_map_get_next_key(pfd, prev, &next)) {
+		if (!bpf_map_lookup_elem(pfd, &next, &port[n]))
+			ifx[n++] = next;
+		key = next;
+		prev = &key;
+	}
+	/* by (ToR, uplink) */
+	for (i = 1; i < n; i++) {
+		__u32 j = i, kt = dc_rd_port_key(port[i].tor, port[i].up), ki = ifx[i];
+		struct dc_rd_port pt = port[i];
+
+		while (j > 0 && dc_rd_port_key(port[j - 1].tor, port[j - 1].up) > kt) {
+			port[j] = port[j - 1];
+			ifx[j] = ifx[j - 1];
+			j--;
+		}
+		port[j] = pt;
+		ifx[j] = ki;
+	}
+	for (i = 0; i <= n; i++) {
+		key = i < n ? dc_rd_port_key(port[i].tor, port[i].up) : other;
+		if ((rc = dc_ctr_read(&dc_ctr_rdcn, cfd, key, false, &v[i]))) {
+			rc = dc_err_set(&ctx->err, EXIT_ERR, "reading dc_rd_pcnt: %s", strerror(-rc));
+			goto out;
+		}
+		if (i < n)
+			snprintf(names[i], sizeof(names[i]), "%u/%u", port[i].tor, port[i].up);
+		else
+			snprintf(names[i], sizeof(names[i]), "no port");
+		cols[i] = names[i];
+		vals[i] = &v[i];
+	}
+	if (ctx->json) {
+		jw_obj(&ctx->jw, NULL);
+		jw_str(&ctx->jw, "pin_dir", dir);
+		jw_arr(&ctx->jw, "ports");
+		for (i = 0; i < n; i++) {
+			jw_obj(&ctx->jw, NULL);
+			jw_u64(&ctx->jw, "tor", port[i].tor);
+			jw_u64(&ctx->jw, "up", port[i].up);
+			jw_u64(&ctx->jw, "ifindex", ifx[i]);
+			dc_ctr_json(&ctx->jw, &dc_ctr_rdcn, &v[i], 0);
+			jw_end_obj(&ctx->jw);
+		}
+		jw_end_arr(&ctx->jw);
+		jw_obj(&ctx->jw, "no_port");
+		dc_ctr_json(&ctx->jw, &dc_ctr_rdcn, &v[n], 0);
+		jw_end_obj(&ctx->jw);
+		jw_end_obj(&ctx->jw);
+		jw_done(&ctx->jw);
+	} else {
+		fprintf(ctx->out, "circuit switch %s: %u port(s), counters per port (ToR/uplink):\n", dir, n);
+		dc_ctr_table(ctx->out, &dc_ctr_rdcn, n + 1, cols, vals, 0);
+	}
+out:
+	if (pfd >= 0)
+		close(pfd);
+	if (cfd >= 0)
+		close(cfd);
+	return rc;
 }

@@ -475,6 +475,35 @@ static const struct dc_opt detach_opts[] = {
 };
 #undef DA
 
+#define VA struct dc_rd_voq_args
+static const struct dc_opt voq_opts[] = {
+	{ "uplink", 'p', DC_OPT_LIST, DC_FIELD(VA, uplinks), "NS/IF=TOR/UP",
+	  .help = "interface IF of namespace NS is ToR TOR's uplink UP: its VOQs follow the schedule (repeat)",
+	  .required = true },
+	{ "netns", 'n', DC_OPT_STR, DC_FIELD(VA, netns), "NS",
+	  .help = "the circuit switch's network namespace (its schedule); default: our own" },
+	{ "circuit-mbps", 'c', DC_OPT_U64, DC_FIELD(VA, circuit_mbps), "MBPS",
+	  .help = "a circuit's rate: an open VOQ sends at it", .def = "1000", .umin = 1, .umax = 1000000 },
+	{ "guard-us", 0, DC_OPT_U64, DC_FIELD(VA, guard_us), "US",
+	  .help = "close a VOQ this long before its day ends (its last frames still meet the circuit)",
+	  .def = "500", .umax = 1000000000 },
+	{ "voq-bytes", 0, DC_OPT_U64, DC_FIELD(VA, voq_bytes), "BYTES", .help = "each VOQ's buffer",
+	  .def = "1000000", .umin = 3028, .umax = 1ULL << 31 },
+	{ "ms", 0, DC_OPT_U64, DC_FIELD(VA, ms), "MS", .help = "run this long (0: until SIGINT or SIGTERM)",
+	  .def = "0", .umax = 1ULL << 40 },
+	{ "ready", 0, DC_OPT_STR, DC_FIELD(VA, ready), "FILE",
+	  .help = "create FILE once the VOQs and their classifier are in place" },
+	{ NULL },
+};
+#undef VA
+
+static int voq_cmd(struct dc_ctx *ctx, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return dc_rd_voq_run(ctx, ctx->opts);
+}
+
 static int attach_cmd(struct dc_ctx *ctx, int argc, char **argv)
 {
 	(void)argc;
@@ -487,6 +516,13 @@ static int publish_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	return dc_rd_publish_run(ctx, ctx->opts);
+}
+
+static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return dc_rd_status_run(ctx, ctx->opts);
 }
 
 static int detach_cmd(struct dc_ctx *ctx, int argc, char **argv)
@@ -527,6 +563,20 @@ const struct dc_cmd dc_rdcn_cmds[] = {
 	  .doc = "Written into the copy not live; one store names it live at the first period\n"
 		 "boundary of the running schedule at least --guard-ms ahead (after the guard\n"
 		 "when none runs).  Refused while an earlier flip is still ahead." },
+	{ "status", status_cmd, detach_opts, sizeof(struct dc_rd_detach_args), .flags = DC_CMD_F_ROOT,
+	  .summary = "the circuit switch's counters per port: passed, dropped by reason",
+	  .doc = "A column per port (ToR/uplink) of dc_rd_pcnt and one for frames of interfaces\n"
+		 "that are no port; --json: ports[] with tor, up, ifindex and every counter." },
+	{ "voq", voq_cmd, voq_opts, sizeof(struct dc_rd_voq_args), .flags = DC_CMD_F_ROOT,
+	  .summary = "per-destination VOQs at the ToRs, open only while their circuit is up",
+	  .doc = "Every --uplink gets an HTB root with one class per other ToR (the VOQ), each\n"
+		 "holding a TBF gate, and the VOQ classifier at TC egress (next hop -> class).\n"
+		 "At every slot start the VOQ toward the matched ToR opens (the circuit's rate,\n"
+		 "a kick frame restarts it); --guard-us before the day ends it closes (a drain\n"
+		 "frame spends the refilled bucket).  Kick and drain frames are broadcast: the\n"
+		 "circuit switch drops them (drop_nodest).  Runs in the foreground, then\n"
+		 "removes the VOQs (what they still hold is lost) and prints the lateness of\n"
+		 "the gates' edges.  Needs the circuit switch attached with a schedule." },
 	{ "detach", detach_cmd, detach_opts, sizeof(struct dc_rd_detach_args), .flags = DC_CMD_F_ROOT,
 	  .summary = "every port of the circuit switch detached, its pins removed" },
 	{ NULL },

@@ -22,7 +22,7 @@
 #include "loader/lib/counters.h"
 
 static const char *const objs[] = { "powertcp", "baseline", "int", "int_transit", "switch",
-				    "ethereal", "eth_leaf", "dctcp", "icon", "resq_host", NULL };
+				    "ethereal", "eth_leaf", "dctcp", "icon", "resq_host", "rdcn", NULL };
 
 /* NULL if s matches the struct in btf, else what differs. */
 static const char *btf_diff(const struct btf *btf, const struct dc_ctr_set *s, char *why,

@@ -86,5 +86,40 @@ int main(void)
 
 	CHECK_EQ("port key: (3, 5)", dc_rd_port_key(3, 5), 3 * DC_RD_UP_MAX + 5);
 	CHECK_EQ("port key: the last port", dc_rd_port_key(DC_RD_TORS_MAX - 1, DC_RD_UP_MAX - 1), DC_RD_PORTS - 1);
+
+	/* the VOQ gates (dc_rd_gate_times): open at the slot's start, close
+	 * the guard before the day's end; a guard not below the day never opens */
+	{
+		__u64 op = 0, cl = 0;
+
+		CHECK_EQ("gate: slot 1 at its start: index", dc_rd_gate_times(&c, 6000, 100, &op, &cl), 1);
+		CHECK("gate: slot 1 opens at 6000, closes at 6800 (day 900, guard 100)", op == 6000 && cl == 6800,
+		      "open %llu close %llu", (unsigned long long)op, (unsigned long long)cl);
+		CHECK_EQ("gate: the last ns of slot 3's night is still slot 3", dc_rd_gate_times(&c, 8999, 0, &op, &cl),
+			 3);
+		CHECK("gate: guard 0 closes at the day's end", op == 8000 && cl == 8900, "open %llu close %llu",
+		      (unsigned long long)op, (unsigned long long)cl);
+		CHECK_EQ("gate: the period wraps (slot 4 is slot 0)", dc_rd_gate_times(&c, 9000, 0, &op, &cl), 0);
+		CHECK("gate: guard not below the day: closes as it opens", dc_rd_gate_times(&c, 6500, 900, &op, &cl) == 1 &&
+		      op == 6000 && cl == 6000, "open %llu close %llu", (unsigned long long)op, (unsigned long long)cl);
+		CHECK_EQ("voq: classid of ToR 0 is 1:1", dc_rd_voq_classid(0), 0x10001);
+		CHECK_EQ("voq: classid of ToR 63 is 1:64", dc_rd_voq_classid(63), 0x10040);
+		CHECK_EQ("voq: the gate of ToR 2 is 102:", dc_rd_gate_handle(2), 0x1020000);
+	}
+	bad = 0;
+	/* INT's rate (dc_rd_pair_rate_mbps): the circuit's exactly when the
+	 * switch would pass the frame */
+	for (t = 4000; t < 10000; t += 50)
+		for (u = 0; u < 3; u++)
+			for (i = 0; i < 4; i++)
+				for (j = 0; j < 5; j++) {
+					__u32 sl = 0;
+					__u64 left = 0;
+					int w = dc_rd_where(&c, t, &sl, &left);
+					__u32 r = dc_rd_pair_rate_mbps(w, &c, w > 0 ? &s[sl] : NULL, u, i, j, 100000, 25000);
+
+					bad += r != (judge_at(&c, s, t, u, i, j) == DC_RD_V_PASS ? 100000u : 25000u);
+				}
+	CHECK_EQ("int rate: the circuit's iff the switch passes, over 6 slots, 3 uplinks, every pair", bad, 0);
 	return check_failed;
 }
