@@ -62,9 +62,9 @@ static bool pin_dump_has(const char *pin, const char *field)
 
 int main(void)
 {
-	/* the object pins every map of maps/rdcn.h, the switch's ports too */
+	/* the object pins every map of maps/rdcn.h and maps/rdcn_sched.h */
 	static const char *const maps[] = { "dc_rd_cfg", "dc_rd_sched", "dc_rd_flip", "dc_rd_port",
-					    "dc_rd_mac", "dc_rd_out", "dc_rd_pcnt" };
+					    "dc_rd_mac", "dc_rd_out", "dc_rd_pcnt", "dc_rd_tor" };
 	static struct dc_rs rr, mars;
 	struct rd_sched_bpf *skel = NULL;
 	struct dc_rd_store st = { 0 };
