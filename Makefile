@@ -232,6 +232,14 @@ exp-ptcp-fairness: all deps-test
 exp-ptcp-websearch: all deps-test
 	BUILD=$(BUILD) OUT=$(OUT)/ptcp-websearch tests/exp/ptcp_websearch.sh
 
+# Slytherin, ResQueue and ICON against their baselines (Rezaei, PhD thesis
+# UIC 2021, §4.1-§4.3; docs/results.md): one script, one fabric per system,
+# JSON + CSV + PNG in $(OUT)/rezaei-*; SHORT=0 for two loads.
+.PHONY: exp-slytherin exp-resqueue exp-icon exp-rezaei
+exp-slytherin exp-resqueue exp-icon: exp-%: all deps-test
+	BUILD=$(BUILD) OUT=$(OUT)/rezaei-$* tests/exp/rezaei.sh $*
+exp-rezaei: exp-slytherin exp-resqueue exp-icon
+
 # Credence against its paper (docs/results.md, "Credence: the gap to the
 # paper"): simulator only, a few minutes on one core; JSON + CSV + PNG in
 # $(OUT)/credence-gap.  SHORT=1 is the seconds-long form tests/loader runs.
