@@ -20,6 +20,7 @@
 #include "dcbpf/admit.h"
 #include "dcbpf/int.h"
 #include "dcbpf/resqueue.h"
+#include "dcbpf/sonic.h"
 #include "maps/switch.h"
 #include "lib/count.h"
 
@@ -395,14 +396,14 @@ int dc_sw_admit(struct xdp_md *ctx)
 		co.drain = (__u8)cfg->cred_drain;
 		v = (enum dc_verdict)dc_cred_path(&co);
 		thresh = co.thresh;
-	} else if (alg == DC_ALG_REVERIE) {
-		/* the packet's queue is Reverie's own record (dc_sw_rv), not
-		 * the port's backlog */
+	} else if (alg == DC_ALG_REVERIE || alg == DC_ALG_SONIC) {
+		/* the packet's queues are the model's own records (dc_sw_rv,
+		 * dc_sw_sonic), not the port's backlog */
 		co.len = in.len;
 		co.pid = pid;
 		co.x[DC_RV_IO_INIF] = ctx->ingress_ifindex;
 		co.x[DC_RV_IO_PRIO] = prio;
-		v = (enum dc_verdict)dc_rv_path(&co);
+		v = (enum dc_verdict)(alg == DC_ALG_SONIC ? dc_sonic_path(&co) : dc_rv_path(&co));
 		thresh = co.thresh;
 	} else if (alg == DC_ALG_SMARTBUF || alg == DC_ALG_EDT) {
 		co.q = in.q;

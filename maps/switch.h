@@ -10,6 +10,7 @@
 #define DCBPF_MAPS_SWITCH_H
 
 #include "dcbpf/switch.h"
+#include "dcbpf/sw_sonic.h"
 #include "dcbpf/forest.h"
 
 /* Two configuration slots; dc_sw_meta.cfg_slot names the live one. */
@@ -133,6 +134,16 @@ struct {
 	__type(value, struct dc_sw_rv);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } dc_sw_rv SEC(".maps");
+
+/* The SONiC model (struct dc_sw_sonic): ingress counters with their PFC
+ * state, egress counters, the pools. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dc_sw_sonic);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_sw_sonic SEC(".maps");
 
 /* Sampled arrivals and admission drops (struct dc_sw_event). */
 struct {

@@ -192,8 +192,8 @@ static __always_inline void dc_rv_depart(struct dc_sw_rv *rv, const struct dc_sw
 }
 
 /* The tracker's part: every skb of a dequeue (a bulk dequeue hands out a
- * list), an skb given out twice (requeued) counted once; an empty buffer
- * resets the counts. */
+ * list), an skb given out twice without an enqueue between (requeued)
+ * counted once (dc_lossless_enq); an empty buffer resets the counts. */
 static __always_inline void dc_rv_track(const struct dc_sw_cfg *cfg, const struct dc_sw_state *st,
 					struct sk_buff *skb, int packets, __u32 port)
 {
@@ -214,6 +214,204 @@ static __always_inline void dc_rv_track(const struct dc_sw_cfg *cfg, const struc
 	}
 	if (!st->occupancy_bytes)
 		dc_rv_reset(rv);
+}
+
+/*
+ * An enqueue on the port: the next skb its root gives out is a new one,
+ * even at the address of the last (freed and allocated again, which the
+ * slab does all the time).  Only an skb given out twice with no enqueue
+ * between (requeued: the device was busy) is skipped at the dequeue.
+ */
+static __always_inline void dc_lossless_enq(__u32 port)
+{
+	struct dc_sw_sonic *so;
+	struct dc_sw_rv *rv;
+	__u32 zero = 0;
+
+	port &= DC_SW_PORTS_MAX - 1;
+	rv = bpf_map_lookup_elem(&dc_sw_rv, &zero);
+	if (rv && rv->deq_skb[port])
+		rv->deq_skb[port] = 0;
+	so = bpf_map_lookup_elem(&dc_sw_sonic, &zero);
+	if (so && so->deq_skb[port])
+		so->deq_skb[port] = 0;
+}
+
+/* ---- the SONiC model (alg sonic) ------------------------------------------- */
+
+/* The core's parameters: the heuristics' pools around the configured
+ * headroom and the two DT α (struct dc_sw_sonic in switch.h). */
+static __always_inline void dc_sonic_params_of(const struct dc_sw_cfg *cfg,
+					       struct dc_sonic_params *p)
+{
+	const struct dc_sw_rv_cfg *r = &cfg->rv;
+	__u64 b = cfg->buffer_bytes, h = r->hdrm_pool_bytes;
+
+	dc_sonic_defaults(p, b, r->hdrm_bytes, 0, r->alpha_q16[DC_RV_LOSSLESS],
+			  r->alpha_q16[DC_RV_LOSSY]);
+	p->hdrm_pool_bytes = h;
+	p->in_pool_bytes = h < b ? b - h : 0;
+	p->eg_pool_bytes[DC_RV_LOSSY] = (p->in_pool_bytes * DC_SONIC_EG_LOSSY_FRAC_Q16) >>
+					DC_Q16_SHIFT;
+	p->xon_offset_bytes = r->xon_bytes;
+}
+
+/*
+ * One arrival under SONiC: counted at ingress (source port, priority) and
+ * egress (destination port, priority), admitted only if both DTs admit;
+ * a lossless queue over its ingress threshold PAUSEs into its headroom.
+ * thresh out: the egress threshold of a lossy packet, the ingress one of
+ * a lossless packet.  A global function like dc_rv_path.
+ */
+__noinline int dc_sonic_path(struct dc_cred_io *o)
+{
+	const struct dc_sw_meta *meta;
+	const struct dc_sw_cfg *cfg;
+	struct dc_sonic_params p, *pp;
+	struct dc_sw_sonicq *iq;
+	struct dc_sw_sonic *so;
+	__u32 zero = 0, slot, prio, cls, ik, ek, inif, *inp;
+	enum dc_sonic_verdict v;
+	bool pause;
+
+	if (!o)
+		return DC_V_ADMIT;
+	meta = bpf_map_lookup_elem(&dc_sw_meta, &zero);
+	so = bpf_map_lookup_elem(&dc_sw_sonic, &zero);
+	if (!meta || !so)
+		return DC_V_ADMIT;
+	slot = meta->cfg_slot & 1;
+	cfg = bpf_map_lookup_elem(&dc_sw_cfg, &slot);
+	if (!cfg)
+		return DC_V_ADMIT;
+	prio = o->x[DC_RV_IO_PRIO] & (DC_SW_PRIOS - 1);
+	cls = cfg->rv.lossless[prio] ? DC_RV_LOSSLESS : DC_RV_LOSSY;
+	inif = o->x[DC_RV_IO_INIF];
+	inp = bpf_map_lookup_elem(&dc_sw_ifport, &inif);
+	/* from no switch port: counted at the egress port's own ingress
+	 * counter, lossy (no upstream to pause) */
+	ik = inp ? *inp : o->pid;
+	if (!inp)
+		cls = DC_RV_LOSSY;
+	ik = ((ik & (DC_SW_PORTS_MAX - 1)) * DC_SW_PRIOS + prio) & (DC_SW_PORTS_MAX * DC_SW_PRIOS - 1);
+	ek = ((o->pid & (DC_SW_PORTS_MAX - 1)) * DC_SW_PRIOS + prio) &
+	     (DC_SW_PORTS_MAX * DC_SW_PRIOS - 1);
+	iq = &so->in[ik];
+	pp = &p;
+	dc_opaque(pp);
+	dc_sonic_params_of(cfg, pp);
+	v = dc_sonic_arrival(pp, &so->pools, &iq->iq, &so->eg_bytes[ek], cls, o->len, &pause);
+	o->thresh = cls == DC_RV_LOSSLESS ?
+			    dc_dt_threshold(pp->in_pool_bytes, so->pools.in_occ,
+					    pp->alpha_in_q16[DC_RV_LOSSLESS]) :
+			    dc_dt_threshold(pp->eg_pool_bytes[DC_RV_LOSSY],
+					    so->pools.eg_occ[DC_RV_LOSSY], pp->alpha_eg_q16[DC_RV_LOSSY]);
+	if (pause)
+		__sync_fetch_and_add(&iq->pauses, 1);
+	switch (v) {
+	case DC_SONIC_INGRESS:
+		return DC_V_ADMIT;
+	case DC_SONIC_HEADROOM:
+		__sync_fetch_and_add(&iq->hdrm_pkts, 1);
+		return DC_V_ADMIT;
+	case DC_SONIC_DROP_HDRM:
+		__sync_fetch_and_add(&iq->hdrm_drops, 1);
+		return DC_V_DROP_FULL;
+	default:
+		return DC_V_DROP_THRESH;
+	}
+}
+
+struct dc_sonic_zero_ctx {
+	struct dc_sw_sonic *so;
+};
+
+static long dc_sonic_zero_one(__u32 i, void *data)
+{
+	struct dc_sonic_zero_ctx *x = data;
+	struct dc_sw_sonic *so = x->so;
+	struct dc_sw_sonicq *r;
+
+	if (!so)
+		return 1;
+	i &= DC_SW_PORTS_MAX * DC_SW_PRIOS - 1;
+	r = &so->in[i];
+	if (r->iq.paused)
+		__sync_fetch_and_add(&r->resumes, 1);
+	__builtin_memset(&r->iq, 0, sizeof(r->iq));
+	so->eg_bytes[i] = 0;
+	return 0;
+}
+
+/* One skb the egress port gave out (as dc_rv_depart): its ingress and
+ * egress counters, headroom first, the resume test. */
+static __always_inline void dc_sonic_depart(struct dc_sw_sonic *so, const struct dc_sw_cfg *cfg,
+					    struct sk_buff *skb, __u32 port)
+{
+	struct dc_sonic_params p, *pp;
+	struct dc_sw_sonicq *iq;
+	__u32 prio, cls, ik, ek, iif, *inp;
+	unsigned char *head;
+	__u16 nh, proto;
+	__u8 b[2] = {};
+
+	head = skb->head;
+	nh = skb->network_header;
+	proto = skb->protocol;
+	if (proto == bpf_htons(ETH_P_IP)) {
+		bpf_probe_read_kernel(b, 2, head + nh);
+		prio = cfg->dscp_prio[(b[1] >> 2) & 63] & DC_SW_DSCP_PRIO_MASK;
+	} else if (proto == bpf_htons(ETH_P_IPV6)) {
+		bpf_probe_read_kernel(b, 2, head + nh);
+		prio = cfg->dscp_prio[((b[0] << 2) | (b[1] >> 6)) & 63] & DC_SW_DSCP_PRIO_MASK;
+	} else {
+		return;
+	}
+	prio &= DC_SW_PRIOS - 1;
+	cls = cfg->rv.lossless[prio] ? DC_RV_LOSSLESS : DC_RV_LOSSY;
+	iif = (__u32)skb->skb_iif;
+	inp = bpf_map_lookup_elem(&dc_sw_ifport, &iif);
+	ik = inp ? *inp : port;
+	if (!inp)
+		cls = DC_RV_LOSSY;
+	ik = ((ik & (DC_SW_PORTS_MAX - 1)) * DC_SW_PRIOS + prio) & (DC_SW_PORTS_MAX * DC_SW_PRIOS - 1);
+	ek = ((port & (DC_SW_PORTS_MAX - 1)) * DC_SW_PRIOS + prio) &
+	     (DC_SW_PORTS_MAX * DC_SW_PRIOS - 1);
+	iq = &so->in[ik];
+	pp = &p;
+	dc_opaque(pp);
+	dc_sonic_params_of(cfg, pp);
+	if (dc_sonic_departure(pp, &so->pools, &iq->iq, &so->eg_bytes[ek], cls, skb->len))
+		__sync_fetch_and_add(&iq->resumes, 1);
+}
+
+static __always_inline void dc_sonic_track(const struct dc_sw_cfg *cfg,
+					   const struct dc_sw_state *st, struct sk_buff *skb,
+					   int packets, __u32 port)
+{
+	struct dc_sonic_zero_ctx x;
+	struct dc_sw_sonic *so;
+	__u32 zero = 0;
+	int i;
+
+	so = bpf_map_lookup_elem(&dc_sw_sonic, &zero);
+	if (!so)
+		return;
+	port &= DC_SW_PORTS_MAX - 1;
+	for (i = 0; i < DC_RV_BULK_MAX && i < packets && skb; i++) {
+		if (so->deq_skb[port] != (__u64)skb) {
+			so->deq_skb[port] = (__u64)skb;
+			dc_sonic_depart(so, cfg, skb, port);
+		}
+		skb = skb->next;
+	}
+	if (st->occupancy_bytes || (!so->pools.in_occ && !so->pools.hdrm_used &&
+				    !so->pools.eg_occ[0] && !so->pools.eg_occ[1]))
+		return;
+	x.so = so;
+	bpf_loop(DC_SW_PORTS_MAX * DC_SW_PRIOS, dc_sonic_zero_one, &x, 0);
+	__builtin_memset(&so->pools, 0, sizeof(so->pools));
+	so->resets++;
 }
 
 #endif

@@ -279,7 +279,11 @@ static __always_inline void dc_track(struct Qdisc *q, const struct netdev_queue 
 		return;
 	if (meta->nqueues > 1)
 		dc_track_queues(skb, packets, *pid, meta->nqueues, deq, backlog, now);
-	if (deq) {
+	if (!deq) {
+		dc_lossless_enq(*pid);
+		return;
+	}
+	{
 		const struct dc_sw_cfg *cfg;
 		__u32 slot;
 		__u64 last = st->abm_last_ns, period;
@@ -290,6 +294,8 @@ static __always_inline void dc_track(struct Qdisc *q, const struct netdev_queue 
 			return;
 		if (cfg->alg == DC_ALG_REVERIE)
 			dc_rv_track(cfg, st, skb, packets, *pid);
+		else if (cfg->alg == DC_ALG_SONIC)
+			dc_sonic_track(cfg, st, skb, packets, *pid);
 		period = (__u64)cfg->abm_period_us * 1000;
 		if (now - last < period)
 			return;

@@ -95,6 +95,9 @@ enum dc_alg {
  * values `dcbpf sim --alg reverie` gives them.  The switch runs Reverie
  * (dc_sw_cfg.rv, state in dc_sw_rv). */
 #define DC_ALG_REVERIE 100
+/* The SONiC buffer model (include/dcbpf/sonic.h), Reverie's baseline:
+ * state in dc_sw_sonic, parameters from dc_sw_cfg.rv (below). */
+#define DC_ALG_SONIC 101
 /* One lossless queue's default headroom: half a millisecond of a 1 Gbit/s
  * port (62.5 kB) rounded up to 64 KiB: what an upstream can still send
  * between a PAUSE and stopping (docs/admission.md, "PFC"). */

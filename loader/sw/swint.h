@@ -31,6 +31,7 @@
 #define M_CRED "dc_sw_cred"
 #define M_EVENTS "dc_sw_events"
 #define M_RV "dc_sw_rv"
+#define M_SONIC "dc_sw_sonic"
 #define L_ENQ "link_q_enq"
 #define L_DEQ "link_q_deq"
 #define L_XDP_PREFIX "link_xdp_"

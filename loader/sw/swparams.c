@@ -24,8 +24,8 @@
  */
 const struct sw_param sw_params[] = {
 	{ "alg", SW_K_ALG, SOFF(alg), 0, DC_ALG_EDT, 0, "-",
-	  "admission algorithm: cs, dt, abm, credence, followlqd, smartbuf, edt or reverie (lqd is "
-	  "push-out: simulator only)" },
+	  "admission algorithm: cs, dt, abm, credence, followlqd, smartbuf, edt, reverie or sonic "
+	  "(lqd is push-out: simulator only)" },
 	{ "buffer_bytes", DC_K_U32, SOFF(buffer_bytes), 1500, 0x7fffffff, 0, "bytes",
 	  "shared buffer B of the switch" },
 	{ "alpha", DC_K_Q16, SOFF(alpha_q16), 1, DC_ALPHA_MAX_Q16, DC_SW_PRIOS, "-",
@@ -74,23 +74,26 @@ const struct sw_param sw_params[] = {
 	{ "reserved_bytes", DC_K_U32, SOFF(resq_reserved_bytes), 1500, 0x7fffffff, 0, "bytes",
 	  "resqueue: the top queue's own buffer on every port, apart from the shared one" },
 	{ "lossless", DC_K_U32, SOFF(rv.lossless), 0, 1, DC_SW_PRIOS, "-",
-	  "reverie: 1 = priority P is lossless (lossless.P): counted at its ingress port, never "
-	  "dropped by the threshold, PFC-paused instead" },
+	  "reverie, sonic: 1 = priority P is lossless (lossless.P): PFC-paused into headroom instead "
+	  "of dropped at its ingress threshold" },
 	{ "rv_alpha_lossy", DC_K_Q16, SOFF(rv.alpha_q16[DC_RV_LOSSY]), 1, DC_RV_ALPHA_MAX_Q16, 0,
-	  "-", "reverie: α of lossy queues (Eq. 5.12)" },
+	  "-", "reverie: α of lossy queues (Eq. 5.12); sonic: α of the egress lossy pool's DT" },
 	{ "rv_alpha_lossless", DC_K_Q16, SOFF(rv.alpha_q16[DC_RV_LOSSLESS]), 1, DC_RV_ALPHA_MAX_Q16,
-	  0, "-", "reverie: α of lossless queues (Eq. 5.12; Theorem 10: the split is α_LL : α_LY)" },
+	  0, "-", "reverie: α of lossless queues (Eq. 5.12; Theorem 10: the split is α_LL : α_LY); "
+	  "sonic: α of the ingress pool's DT for lossless queues" },
 	{ "rv_gamma", SW_K_Q32, SOFF(rv.gamma_q32), 0, 0xffffffffU, 0, "-",
 	  "reverie: weight of the old average in the low-pass filter (Eq. 5.11), 0 <= gamma < 1" },
 	{ "rv_hdrm_bytes", DC_K_U32, SOFF(rv.hdrm_bytes), 1500, 0x7fffffff, 0, "bytes",
-	  "reverie: PFC headroom of one lossless ingress queue (what arrives between PAUSE and the "
-	  "upstream stopping)" },
+	  "reverie, sonic: PFC headroom of one lossless ingress queue (what arrives between PAUSE "
+	  "and the upstream stopping)" },
 	{ "rv_hdrm_pool_bytes", DC_K_U32, SOFF(rv.hdrm_pool_bytes), 1500, 0x7fffffff, 0, "bytes",
-	  "reverie: headroom pool b_h of all lossless queues; the shared pool is buffer_bytes - b_h" },
+	  "reverie, sonic: headroom pool b_h of all lossless queues; the shared (sonic: ingress) pool "
+	  "is buffer_bytes - b_h" },
 	{ "rv_cong_bytes", DC_K_U32, SOFF(rv.cong_bytes), 1, 0x7fffffff, 0, "bytes",
 	  "reverie: filtered queue length at which a queue counts fully in n of Eq. 5.12" },
 	{ "rv_xon_bytes", DC_K_U32, SOFF(rv.xon_bytes), 0, 0x7fffffff, 0, "bytes",
-	  "reverie: a paused queue resumes once its headroom is empty and q̂ + xon <= Γ" },
+	  "reverie: a paused queue resumes once its headroom is empty and q̂ + xon <= Γ (sonic: q + "
+	  "xon < T)" },
 };
 const unsigned int sw_nparams = sizeof(sw_params) / sizeof(sw_params[0]);
 
@@ -146,16 +149,18 @@ static const char *const alg_names[DC_ALG_MAX] = { "cs", "dt", "abm", "lqd", "cr
 
 const char *sw_rv_refuse(const struct dc_sw_cfg *c, char *buf, size_t len)
 {
-	if (c->alg != DC_ALG_REVERIE)
+	const char *a = c->alg == DC_ALG_SONIC ? "sonic" : "reverie";
+
+	if (c->alg != DC_ALG_REVERIE && c->alg != DC_ALG_SONIC)
 		return NULL;
 	if (c->rv.hdrm_pool_bytes >= c->buffer_bytes) {
-		snprintf(buf, len, "reverie: rv_hdrm_pool_bytes %u leaves no shared pool in buffer_bytes %u",
-			 c->rv.hdrm_pool_bytes, c->buffer_bytes);
+		snprintf(buf, len, "%s: rv_hdrm_pool_bytes %u leaves no shared pool in buffer_bytes %u",
+			 a, c->rv.hdrm_pool_bytes, c->buffer_bytes);
 		return buf;
 	}
 	if (c->rv.hdrm_bytes > c->rv.hdrm_pool_bytes) {
-		snprintf(buf, len, "reverie: one queue's rv_hdrm_bytes %u exceeds the pool rv_hdrm_pool_bytes %u",
-			 c->rv.hdrm_bytes, c->rv.hdrm_pool_bytes);
+		snprintf(buf, len, "%s: one queue's rv_hdrm_bytes %u exceeds the pool rv_hdrm_pool_bytes %u",
+			 a, c->rv.hdrm_bytes, c->rv.hdrm_pool_bytes);
 		return buf;
 	}
 	return NULL;
@@ -165,11 +170,11 @@ const char *sw_queues_refuse(__u32 nqueues, __u32 alg)
 {
 	/* Reverie keeps its own queue per (port, priority) (dc_sw_rv) */
 	if (nqueues <= 1 || alg == DC_ALG_CS || alg == DC_ALG_DT || alg == DC_ALG_ABM ||
-	    alg == DC_ALG_REVERIE)
+	    alg == DC_ALG_REVERIE || alg == DC_ALG_SONIC)
 		return NULL;
 	/* their per-port state (virtual LQD, gradient, EDT state) is not
 	 * per queue yet (docs/admission.md, "Priority queues") */
-	return "with more than one queue per port only cs, dt, abm and reverie decide per queue";
+	return "with more than one queue per port only cs, dt, abm, reverie and sonic decide per queue";
 }
 
 const char *sw_mode_refuse(__u32 nqueues, __u32 mode)
@@ -190,6 +195,8 @@ const char *sw_alg_name(__u32 alg)
 {
 	if (alg == DC_ALG_REVERIE)
 		return "reverie";
+	if (alg == DC_ALG_SONIC)
+		return "sonic";
 	return alg < DC_ALG_MAX ? alg_names[alg] : "?";
 }
 
@@ -212,7 +219,7 @@ static void sw_range(const struct sw_param *sp, char *buf, size_t len)
 	struct dc_param p = as_param(sp);
 
 	if (sp->kind == SW_K_ALG)
-		snprintf(buf, len, "cs, dt, abm, credence, followlqd, smartbuf, edt or reverie");
+		snprintf(buf, len, "cs, dt, abm, credence, followlqd, smartbuf, edt, reverie, sonic");
 	else if (sp->kind == SW_K_Q32)
 		snprintf(buf, len, "0 <= x < 1");
 	else if (sp->kind == SW_K_DRAIN)
@@ -288,6 +295,10 @@ static int sw_param_apply(const struct sw_param *sp, int index, const char *text
 			}
 		if (!strcmp(text, "reverie")) {
 			cfg->alg = DC_ALG_REVERIE;
+			return 0;
+		}
+		if (!strcmp(text, "sonic")) {
+			cfg->alg = DC_ALG_SONIC;
 			return 0;
 		}
 		snprintf(why, whylen, !strcmp(text, "lqd") ?

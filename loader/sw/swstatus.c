@@ -12,10 +12,83 @@
 #include <dcbpf/admit.h>
 #include <dcbpf/slytherin.h>
 #include <dcbpf/vlqd.h>
+#include <dcbpf/sw_sonic.h>
 
 #include "counters.h"
 
 #include "sw/swint.h"
+
+/* The SONiC model (alg sonic): its pools and, per port and lossless
+ * priority, the ingress queue's PFC state, as for Reverie. */
+static void sw_status_sonic(const struct sw *s, const struct dc_sw_cfg *cfg, struct jw *j, FILE *out)
+{
+	static struct dc_sw_sonic so;
+	struct dc_sw_port p;
+	char why[256];
+	__u32 zero = 0, i, pr;
+	int fd;
+
+	fd = dc_pinned_map_open(s->dir, M_SONIC, BPF_MAP_TYPE_ARRAY, 4, sizeof(so), why, sizeof(why));
+	if (fd < 0)
+		return;
+	memset(&so, 0, sizeof(so));
+	bpf_map_lookup_elem(fd, &zero, &so);
+	close(fd);
+	if (j) {
+		jw_obj(j, "sonic");
+		jw_u64(j, "ingress_used_bytes", so.pools.in_occ);
+		jw_u64(j, "hdrm_used_bytes", so.pools.hdrm_used);
+		jw_u64(j, "egress_lossy_used_bytes", so.pools.eg_occ[DC_RV_LOSSY]);
+		jw_u64(j, "egress_lossless_used_bytes", so.pools.eg_occ[DC_RV_LOSSLESS]);
+		jw_u64(j, "resets", so.resets);
+		jw_arr(j, "pfc");
+	} else {
+		fprintf(out, "sonic: ingress pool %llu bytes used, headroom %llu, egress lossy %llu, "
+			"lossless %llu; %llu resets on an empty buffer\n",
+			(unsigned long long)so.pools.in_occ, (unsigned long long)so.pools.hdrm_used,
+			(unsigned long long)so.pools.eg_occ[DC_RV_LOSSY],
+			(unsigned long long)so.pools.eg_occ[DC_RV_LOSSLESS],
+			(unsigned long long)so.resets);
+		fprintf(out, "%-4s %-15s %4s %6s %8s %8s %10s %10s %10s %10s\n", "port", "ifname", "prio",
+			"paused", "pauses", "resumes", "q_B", "hdrm_B", "hdrm_pkts", "hdrm_drop");
+	}
+	for (i = 0; i < DC_SW_PORTS_MAX; i++) {
+		if (bpf_map_lookup_elem(s->port, &i, &p) || !p.rate_mbps)
+			continue;
+		for (pr = 0; pr < DC_SW_PRIOS; pr++) {
+			const struct dc_sw_sonicq *r = &so.in[i * DC_SW_PRIOS + pr];
+
+			if (!cfg->rv.lossless[pr])
+				continue;
+			if (j) {
+				jw_obj(j, NULL);
+				jw_u64(j, "port", i);
+				jw_str(j, "ifname", p.ifname);
+				jw_u64(j, "prio", pr);
+				jw_bool(j, "paused", r->iq.paused);
+				jw_u64(j, "pauses", r->pauses);
+				jw_u64(j, "resumes", r->resumes);
+				jw_u64(j, "q_bytes", r->iq.q_bytes);
+				jw_u64(j, "hdrm_bytes", r->iq.hdrm_bytes);
+				jw_u64(j, "hdrm_pkts", r->hdrm_pkts);
+				jw_u64(j, "hdrm_drops", r->hdrm_drops);
+				jw_end_obj(j);
+			} else {
+				fprintf(out, "%-4u %-15.*s %4u %6s %8llu %8llu %10llu %10llu %10llu %10llu\n", i,
+					DC_SW_IFNAME_LEN, p.ifname, pr, r->iq.paused ? "yes" : "no",
+					(unsigned long long)r->pauses, (unsigned long long)r->resumes,
+					(unsigned long long)r->iq.q_bytes,
+					(unsigned long long)r->iq.hdrm_bytes,
+					(unsigned long long)r->hdrm_pkts,
+					(unsigned long long)r->hdrm_drops);
+			}
+		}
+	}
+	if (j) {
+		jw_end_arr(j);
+		jw_end_obj(j);
+	}
+}
 
 /*
  * Reverie (alg reverie): the pools, and per port and lossless priority
@@ -33,6 +106,10 @@ static void sw_status_rv(const struct sw *s, const struct dc_sw_cfg *cfg, struct
 	__u64 h = cfg->rv.hdrm_pool_bytes;
 	int fd;
 
+	if (cfg->alg == DC_ALG_SONIC) {
+		sw_status_sonic(s, cfg, j, out);
+		return;
+	}
 	if (cfg->alg != DC_ALG_REVERIE)
 		return;
 	fd = dc_pinned_map_open(s->dir, M_RV, BPF_MAP_TYPE_ARRAY, 4, sizeof(rv), why, sizeof(why));

@@ -13,7 +13,9 @@
  *    the packet that overfills it is dropped (hdrm_drops, buffer_full);
  *    a lossy packet over Γ is dropped by the threshold;
  *  - a priority made lossy (lossless.3 = 0) counts at its egress queue;
- *  - bpftool names the record's fields (BTF).
+ *  - bpftool names the record's fields (BTF);
+ *  - alg=sonic (include/dcbpf/sonic.h, Reverie's baseline): 400 arrivals
+ *    over reseeded states, verdicts, thresholds and every counter equal.
  * Departures run in the qdisc tracker (not test-runnable): the core's
  * departure is host-tested (tests/unit/test_reverie.c).
  * Fixture: tests/lib/swfixture.h (10.9.0.2 in on a0 = port 0, 10.9.1.2
@@ -24,6 +26,7 @@
 #include "check.h"
 #include "swfixture.h"
 #include "dcbpf/reverie.h"
+#include "dcbpf/sw_sonic.h"
 
 static struct swfix f;
 static int rvfd;
@@ -269,6 +272,104 @@ static void pfc(void)
 	      "a field is missing");
 }
 
+/* ---- alg=sonic: the same against include/dcbpf/sonic.h --------------------- */
+
+static struct dc_sw_sonic smodel, sgot;
+static struct dc_sonic_params SP;
+static int sofd;
+#define IN_LY_KEY (0 * DC_SW_PRIOS + 0)	/* lossy at ingress: port 0, priority 0 */
+#define EG_LL_KEY (1 * DC_SW_PRIOS + 3)	/* lossless at egress: port 1, priority 3 */
+
+/* As bpf/lib/sw_rv.h forms them: the heuristics around the configured
+ * headroom and the two DT α. */
+static void sparams(void)
+{
+	__u64 b = f.c.buffer_bytes, h = f.c.rv.hdrm_pool_bytes;
+
+	dc_sonic_defaults(&SP, b, f.c.rv.hdrm_bytes, 0, f.c.rv.alpha_q16[DC_RV_LOSSLESS],
+			  f.c.rv.alpha_q16[DC_RV_LOSSY]);
+	SP.hdrm_pool_bytes = h;
+	SP.in_pool_bytes = b - h;
+	SP.eg_pool_bytes[DC_RV_LOSSY] = (SP.in_pool_bytes * DC_SONIC_EG_LOSSY_FRAC_Q16) >> 16;
+	SP.xon_offset_bytes = f.c.rv.xon_bytes;
+}
+
+static void sreseed(void)
+{
+	struct dc_sonic_pools *po = &smodel.pools;
+	__u64 in = SP.in_pool_bytes, ely = SP.eg_pool_bytes[DC_RV_LOSSY];
+
+	memset(&smodel, 0, sizeof(smodel));
+	po->in_occ = rnd(in + 1);
+	po->eg_occ[DC_RV_LOSSY] = rnd(ely + 1);
+	po->eg_occ[DC_RV_LOSSLESS] = rnd(SP.buffer_bytes + 1);
+	/* counters around their thresholds */
+	smodel.in[IN_KEY].iq.q_bytes = rnd(2 * dc_dt_threshold(in, po->in_occ,
+						 SP.alpha_in_q16[DC_RV_LOSSLESS]) + 2);
+	smodel.in[IN_LY_KEY].iq.q_bytes = rnd(po->in_occ + 1);
+	smodel.eg_bytes[EG_KEY] = rnd(2 * dc_dt_threshold(ely, po->eg_occ[DC_RV_LOSSY],
+						    SP.alpha_eg_q16[DC_RV_LOSSY]) + 2);
+	smodel.eg_bytes[EG_LL_KEY] = rnd(po->eg_occ[DC_RV_LOSSLESS] + 1);
+	if (rnd(4) == 0)	/* the ingress pool at its edge */
+		po->in_occ = in - rnd(1400);
+	if (rnd(4) == 0) {
+		smodel.in[IN_KEY].iq.paused = 1;
+		smodel.in[IN_KEY].iq.hdrm_bytes = rnd(HQ);
+		po->hdrm_used = smodel.in[IN_KEY].iq.hdrm_bytes + rnd(HP - HQ);
+	}
+	bpf_map_update_elem(sofd, &(__u32){ 0 }, &smodel, BPF_ANY);
+}
+
+static void equivalence_sonic(void)
+{
+	unsigned int i, seen[5] = { 0 }, bad_v = 0, bad_t = 0, bad_s = 0;
+	__u32 zero = 0;
+
+	f.c.alg = DC_ALG_SONIC;
+	swfix_cfg(&f);
+	sparams();
+	for (i = 0; i < 400; i++) {
+		__u32 cls = (__u32)rnd(2), len = 64 + (__u32)rnd(1500 - 64 + 1);
+		struct dc_sw_sonicq *iq = &smodel.in[cls ? IN_KEY : IN_LY_KEY];
+		__u64 *eq = &smodel.eg_bytes[cls ? EG_LL_KEY : EG_KEY], t;
+		enum dc_sonic_verdict v;
+		bool pause;
+		int x;
+
+		if (i % 25 == 0)
+			sreseed();
+		v = dc_sonic_arrival(&SP, &smodel.pools, &iq->iq, eq, cls, len, &pause);
+		iq->pauses += pause;
+		iq->hdrm_pkts += v == DC_SONIC_HEADROOM;
+		iq->hdrm_drops += v == DC_SONIC_DROP_HDRM;
+		t = cls ? dc_dt_threshold(SP.in_pool_bytes, smodel.pools.in_occ,
+					  SP.alpha_in_q16[DC_RV_LOSSLESS]) :
+			  dc_dt_threshold(SP.eg_pool_bytes[DC_RV_LOSSY], smodel.pools.eg_occ[DC_RV_LOSSY],
+					  SP.alpha_eg_q16[DC_RV_LOSSY]);
+		x = run(cls ? TOS_LOSSLESS : TOS_LOSSY, len);
+		memset(&sgot, 0xa5, sizeof(sgot));
+		bpf_map_lookup_elem(sofd, &zero, &sgot);
+		seen[v]++;
+		if (x != (v == DC_SONIC_INGRESS || v == DC_SONIC_HEADROOM ? XDP_PASS : XDP_DROP))
+			bad_v++;
+		if (port_thresh() != t)
+			bad_t++;
+		if (memcmp(&sgot.pools, &smodel.pools, sizeof(smodel.pools)) ||
+		    memcmp(sgot.in, smodel.in, sizeof(smodel.in)) ||
+		    memcmp(sgot.eg_bytes, smodel.eg_bytes, sizeof(smodel.eg_bytes)))
+			bad_s++;
+	}
+	CHECK_EQ("sonic xdp = core: 400 verdicts equal", bad_v, 0);
+	CHECK_EQ("sonic xdp = core: the threshold of every arrival equal", bad_t, 0);
+	CHECK_EQ("sonic xdp = core: pools, ingress and egress counters equal after every arrival",
+		 bad_s, 0);
+	CHECK("sonic xdp = core: every verdict kind met (ingress, headroom, ingress drop, egress "
+	      "drop, overrun)", seen[0] && seen[1] && seen[2] && seen[3] && seen[4],
+	      "%u %u %u %u %u", seen[0], seen[1], seen[2], seen[3], seen[4]);
+	f.c.alg = DC_ALG_REVERIE;
+	swfix_cfg(&f);
+}
+
 int main(void)
 {
 	unsigned int i;
@@ -279,6 +380,7 @@ int main(void)
 		return 1;
 	}
 	rvfd = bpf_map__fd(f.skel->maps.dc_sw_rv);
+	sofd = bpf_map__fd(f.skel->maps.dc_sw_sonic);
 	memset(&f.c, 0, sizeof(f.c));
 	f.c.alg = DC_ALG_REVERIE;
 	f.c.buffer_bytes = B;
@@ -294,6 +396,7 @@ int main(void)
 	swfix_cfg(&f);
 	equivalence();
 	pfc();
+	equivalence_sonic();
 	switch_bpf__destroy(f.skel);
 	return check_failed;
 }

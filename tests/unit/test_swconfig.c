@@ -352,6 +352,12 @@ static void reverie_keys(void)
 	      !sw_rv_refuse(&cfg, why, sizeof(why)), "%s", why);
 	CHECK("sw rv: reverie decides per queue with --queues 4", !sw_queues_refuse(4, DC_ALG_REVERIE),
 	      "refused");
+	CHECK("sw rv: alg=sonic accepted and named back", !assign("alg=sonic") &&
+	      cfg.alg == DC_ALG_SONIC && !strcmp(sw_alg_name(cfg.alg), "sonic"), "%s", err.msg);
+	CHECK("sw rv: sonic checks the same pools", sw_rv_refuse(&cfg, why, sizeof(why)) &&
+	      strstr(why, "sonic: one queue's rv_hdrm_bytes"), "%s", why);
+	CHECK("sw rv: sonic decides per queue with --queues 4", !sw_queues_refuse(4, DC_ALG_SONIC),
+	      "refused");
 }
 
 int main(void)
