@@ -7,8 +7,10 @@
  * dc_sw_port records the queue tracker keeps (maps/switch.h).
  * Runs: for every packet the port is about to enqueue.  It fills the next
  * free slot of a data packet's INT option in place — queue length the
- * packet finds, switch time, bytes the port has sent, port rate — or sets
- * the overflow flag when no slot is left.  The packet never grows; echoed
+ * packet finds, switch time, bytes the port has sent, port rate (on a ToR
+ * uplink of a reconfigurable fabric: the rate of the circuit to the
+ * frame's next hop while it is up, maps/rdcn_sched.h) — or sets the
+ * overflow flag when no slot is left.  The packet never grows; echoed
  * stacks (E flag) and anything malformed pass untouched.  Every packet
  * is handed on (DC_TC_NEXT): the port's other egress programs still run.
  */
@@ -19,6 +21,7 @@
 #include "dcbpf/int.h"
 #include "maps/switch.h"
 #include "maps/int_switch.h"
+#include "maps/rdcn_sched.h"
 #include "lib/ipv4.h"
 #include "lib/count.h"
 
@@ -59,6 +62,7 @@ int dc_int_xmit(struct __sk_buff *skb)
 	__u8 base[DC_INT_BASE_LEN], nbase[DC_INT_BASE_LEN];
 	__u8 hop_old[DC_INT_HOP_LEN], hop_new[DC_INT_HOP_LEN];
 	struct dc_int_hop_in h = {};
+	__u8 mac[6];
 	struct dc_sw_port *port;
 	enum dc_int_verdict v;
 	struct dc_pkt p;
@@ -101,6 +105,11 @@ int dc_int_xmit(struct __sk_buff *skb)
 	h.qlen_bytes = port->qlen_bytes;
 	h.tx_bytes = port->tx_bytes;
 	h.ts_ns = bpf_ktime_get_ns();
+	/* a ToR uplink of a reconfigurable fabric (dc_rd_tor) reports its
+	 * circuit's rate while the circuit to the frame's next hop is up and
+	 * the packet network's otherwise (include/dcbpf/rdcn.h) */
+	if (!bpf_skb_load_bytes(skb, 0, mac, sizeof(mac)))
+		dc_rd_tor_rate(skb->ifindex, mac, h.ts_ns, &h.rate_mbps);
 	off = DC_IP_OPT_OFF + DC_INT_BASE_LEN + (hops & 3) * DC_INT_HOP_LEN;
 	if (bpf_skb_load_bytes(skb, off, hop_old, sizeof(hop_old)))
 		return DC_TC_NEXT;
