@@ -116,6 +116,8 @@ wait "$VOQ_PID" 2>/dev/null
 bpftool -j map dump pinned "$OCS_DIR/dc_rd_pcnt" >"$tmp/pcnt.json" 2>/dev/null ||
 	t_fail "rdcn voq: bpftool dumps the counters" "bpftool map dump failed"
 echo "$FAB_RD_OUT" >"$tmp/attach.json"
+"$D" --pin-dir "$PIN" --json rdcn status --netns "$FAB_OCS" >"$tmp/status.json" 2>&1 ||
+	t_fail "rdcn voq: dcbpf rdcn status" "$(cat "$tmp/status.json")"
 
 python3 - "$tmp" >"$tmp/verdict.txt" 2>"$tmp/verdict.err" <<'EOF'
 import json, sys
@@ -154,6 +156,10 @@ print("switch_rx", p0["rx_pkts"], "switch_pass", p0["pass_pkts"], "out_tor2", p2
 print("drop_nosched", p0["drop_nosched"], "drop_night", p0["drop_night"], "drop_unmatched", p0["drop_unmatched"],
       "drop_nodest_all", nodest, "drop_short", p0["drop_short"])
 print("kicks", voq["kicks"], "errors", voq["errors"], "slots", voq["slots"])
+st = json.load(open(d + "/status.json"))
+same = all(p["tor"] * 8 + p["up"] in pc and all(p[k] == pc[p["tor"] * 8 + p["up"]][k] for k in pc[0])
+           for p in st["ports"]) and len(st["ports"]) == 4
+print("status_same_as_map", int(same))
 print("outside_day", outside, "days_waited_for", len(lag))
 print("open_late_us_p50 %s p99 %s max %s" % (voq["open_late_us"]["p50"], voq["open_late_us"]["p99"], voq["open_late_us"]["max"]))
 print("close_late_us_p50 %s p99 %s max %s" % (voq["close_late_us"]["p50"], voq["close_late_us"]["p99"], voq["close_late_us"]["max"]))
@@ -179,6 +185,8 @@ SENT=$(v sent) RECV=$(v received)
 [ "$(v errors)" = 0 ] && [ "$(v kicks)" -gt 0 ] && [ "$(v drop_nodest_all)" = "$(v kicks)" ] &&
 	t_pass "rdcn voq: drop_nodest = the driver's kick and drain frames ($(v kicks)), no gate change failed" ||
 	t_fail "rdcn voq: kicks" "$(sed -n 3,4p "$tmp/verdict.txt" | tr '\n' ' ')"
+[ "$(v status_same_as_map)" = 1 ] && t_pass "rdcn voq: dcbpf rdcn status shows the 4 ports' counters as the map holds them" ||
+	t_fail "rdcn voq: rdcn status" "$(head -c 300 "$tmp/status.json")"
 [ "$(v outside_day)" = 0 ] && [ "$(v days_waited_for)" -ge 10 ] &&
 	t_pass "rdcn voq: every datagram arrived in a day of a 0 -> 2 slot; $(v days_waited_for) days released waiting ones" ||
 	t_fail "rdcn voq: arrivals in 0 -> 2 days" "$(sed -n 5p "$tmp/verdict.txt")"

@@ -159,6 +159,14 @@ expect "rdcn cli: attach: one (ToR, uplink) twice" 2 "given twice" \
 expect "rdcn cli: publish without an attached switch" 1 "is the fabric up" \
 	"$D" --pin-dir "$PIN" rdcn publish "$tmp/stdout.sched"
 expect "rdcn cli: detach of nothing attached" 0 "" "$D" --pin-dir "$PIN" rdcn detach
+expect "rdcn cli: status without an attached switch" 1 "no circuit switch" "$D" --pin-dir "$PIN" rdcn status
+expect "rdcn cli: voq needs an uplink" 2 "uplink" "$D" --pin-dir "$PIN" rdcn voq
+expect "rdcn cli: voq: an uplink without its ToR" 2 "NS/IF=TOR/UP" "$D" --pin-dir "$PIN" rdcn voq --uplink ns0/t0
+expect "rdcn cli: voq: a ToR out of range" 2 "TOR must be 0..63" "$D" --pin-dir "$PIN" rdcn voq --uplink ns0/t0=64/0
+expect "rdcn cli: voq: one uplink twice" 2 "given twice" \
+	"$D" --pin-dir "$PIN" rdcn voq --uplink ns0/t0=0/0 --uplink ns0/t0=1/0
+expect "rdcn cli: voq without an attached switch" 1 "rdcn attach first" \
+	"$D" --pin-dir "$PIN" rdcn voq --uplink ns0/t0=0/0
 [ ! -e "$PIN" ] && t_pass "rdcn cli: the refused commands pinned nothing" ||
 	{ t_fail "rdcn cli: the refused commands pinned nothing" "$(ls -R "$PIN")"; rm -rf "$PIN"; }
 
