@@ -11,6 +11,7 @@
 #include "rdcn/rdcncmd.h"
 #include "superways/swaycmd.h"
 #include "icon/iconcmd.h"
+#include "ictcp/ictcpcmd.h"
 #include "resq/resqcmd.h"
 #include "cc/trace.h"
 #include "eth/ethctl.h"
@@ -33,6 +34,7 @@ const struct dc_cmd dc_top_cmds[] = {
 	DC_COSY_CMD,
 	DC_SWAY_CMD,
 	DC_ICON_CMD,
+	DC_ICTCP_CMD,
 	DC_RESQ_CMD,
 	DC_RDCN_CMD,
 	DC_CRED_CMD,
