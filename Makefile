@@ -388,7 +388,7 @@ RDCN_PROG_SRCS := loader/rdcn/sched.c loader/rdcn/rdpub.c loader/rdcn/rdmap.c lo
 $(BUILD)/prog/test_rdcn_prog: tests/prog/test_rdcn_prog.c $(BUILD)/rd_sched.skel.h $(RDCN_PROG_SRCS) $(wildcard loader/rdcn/*.h) $(HDRS) $(TEST_HDRS) | $(BUILD)/prog
 	$(CC) $(CFLAGS) -Itests/lib -iquote loader -o $@ $< $(RDCN_PROG_SRCS) $(LDLIBS_BPF) -lm
 # make bench: the cost per packet of the schedule lookup, on the same object.
-$(BUILD)/bench/rdcn_prog: $(BUILD)/rd_sched.skel.h
+$(BUILD)/bench/rdcn_prog: $(BUILD)/rd_sched.skel.h $(BUILD)/rdcn.skel.h
 
 # ---- cosy (bpf/cosy.bpf.c, loader/cosy/) -----------------------------------------
 # The fabric tests' switch loads the program from its skeleton.

@@ -5,7 +5,11 @@
  * word, the live copy's configuration, the slot and day (dc_rd_where),
  * the slot's matchings and the uplink matching a pair — on Table 7.1's
  * Mars schedule (16 ToRs, 2 uplinks, d = 4) during a day and at night,
- * next to an empty XDP program measured the same way.  Prints
+ * next to an empty XDP program measured the same way; then the circuit
+ * switch itself (bpf/rdcn.bpf.c dc_rd_ref: port and next-hop lookups, the
+ * same schedule lookup, the verdict, counters) on a frame it passes in a
+ * day and one it drops at night, and the ToR's VOQ classifier (dc_rd_voq).
+ * Prints
  * {"rdcn_<what>_ns": {"value": N, "unit": "ns"}}.  Needs root; prints
  * nothing and exits 0 otherwise.
  */
@@ -20,6 +24,7 @@
 
 #include "dcbpf/rdcn.h"
 #include "rd_sched.skel.h"
+#include "rdcn.skel.h"
 
 #define RUNS 20000
 
@@ -76,5 +81,45 @@ int main(void)
 	if (empty >= 0)
 		pb_emit("rdcn_xdp_empty_ns", pb_mean_ns(empty, &day, sizeof(day), RUNS));
 	rd_sched_bpf__destroy(o);
+
+	/* the switch: port (6, 0) is ifindex 1 (the test run's loopback); in
+	 * slot 1 uplink 0 matches 6 to known4[2][6] = 11 */
+	{
+		struct dc_rd_port port = { .tor = 6, .up = 0 };
+		struct dc_rd_mac_key mk = { .addr = { 0x02, 0xdc, 0x7d, 0x00, 0x0b, 0x00 } };
+		struct dc_rd_dst dst = { .tor = 11 };
+		struct dc_rd_out out = { .ifindex = 1 };
+		__u8 frame[64] = { 0x02, 0xdc, 0x7d, 0x00, 0x0b, 0x00, 0x02, 0xdc, 0x7d, 0x00, 0x06, 0x00, 0x08, 0x00 };
+		struct rdcn_bpf *r = DC_SKEL_OPEN_LOAD(rdcn_bpf);
+		__u32 one = 1;
+
+		if (!r) {
+			fprintf(stderr, "rdcn_prog bench: loading the circuit switch failed: %s\n", strerror(errno));
+			return 1;
+		}
+		for (t = 0; t < 2; t++) {
+			memset(&s, DC_RD_IDLE, sizeof(s));
+			for (u = 0; u < 2; u++)
+				for (i = 0; i < 16; i++)
+					s.peer[u][i] = known4[2 * t + u][i];
+			key = dc_rd_sched_key(0, t);
+			bpf_map_update_elem(bpf_map__fd(r->maps.dc_rd_sched), &key, &s, BPF_ANY);
+		}
+		bpf_map_update_elem(bpf_map__fd(r->maps.dc_rd_cfg), &zero, &c, BPF_ANY);
+		bpf_map_update_elem(bpf_map__fd(r->maps.dc_rd_flip), &zero, &fl, BPF_ANY);
+		bpf_map_update_elem(bpf_map__fd(r->maps.dc_rd_port), &one, &port, BPF_ANY);
+		bpf_map_update_elem(bpf_map__fd(r->maps.dc_rd_mac), &mk, &dst, BPF_ANY);
+		key = dc_rd_port_key(11, 0);
+		bpf_map_update_elem(bpf_map__fd(r->maps.dc_rd_out), &key, &out, BPF_ANY);
+		r->bss->dc_rd_now_ns = day.now_ns;
+		pb_emit("rdcn_switch_pass_ns", pb_mean_ns(bpf_program__fd(r->progs.dc_rd_ref), frame, sizeof(frame), RUNS));
+		r->bss->dc_rd_now_ns = night.now_ns;
+		pb_emit("rdcn_switch_night_ns", pb_mean_ns(bpf_program__fd(r->progs.dc_rd_ref), frame, sizeof(frame), RUNS));
+		pb_emit("rdcn_voq_classify_ns", pb_mean_ns(bpf_program__fd(r->progs.dc_rd_voq), frame, sizeof(frame), RUNS));
+		empty = pb_empty_prog(BPF_PROG_TYPE_SCHED_CLS, "dc_tc_empty");
+		if (empty >= 0)
+			pb_emit("rdcn_tc_empty_ns", pb_mean_ns(empty, frame, sizeof(frame), RUNS));
+		rdcn_bpf__destroy(r);
+	}
 	return 0;
 }
