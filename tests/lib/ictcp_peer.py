@@ -40,6 +40,7 @@ def agg(ip, port, n, log):
             t = time.monotonic() - t0
             if t - last >= 0.02:
                 f.write("%.4f %d\n" % (t, total))
+                f.flush()  # the test reads it while the incast runs
                 last = t
         f.write("done %d %.4f\n" % (total, time.monotonic() - t0))
 
