@@ -11,7 +11,7 @@
  *   time is cut into slots of two sub-slots of length T (T = the mean RTT
  *   of the connections, §4.1).  In the first sub-slot the host measures
  *   its inbound rate BW_T; then
- *	BW_A = max(0, alpha * C - BW_T),  alpha = 0.9		(§4.1, Eq. 1)
+ *	BW_A = max(0, alpha * C - BW_T),  alpha = 0.9		(§4.1)
  *   and in the second sub-slot a connection may raise its window only while
  *   this quota lasts; each raise spends mss/rtt of it.
  * Per connection, every 2 RTTs (§4.2: a window change needs one RTT to take
@@ -100,7 +100,7 @@ struct dc_ictcp_cfg {
 	__u32 init_mss;		/* a new connection's window, mss */
 };
 
-/* The defaults of the paper (§5: alpha 0.9, beta 0.75, gamma 0.1 / 0.5). */
+/* The paper's values: alpha 0.9, beta 0.75, gamma1 0.1, gamma2 0.5. */
 DC_INLINE void dc_ictcp_cfg_default(struct dc_ictcp_cfg *c, __u64 link_kbps)
 {
 	c->link_kbps = link_kbps;
