@@ -27,6 +27,17 @@ static __always_inline void dc_rv_params_of(const struct dc_sw_cfg *cfg, struct 
 	p->clamp = true;
 }
 
+/* Index of (port, priority) in the records, bounded in the register that
+ * indexes: 6.1's verifier loses the bound of an OR of two bounded values
+ * (what clang makes of port·8 + prio), so the mask comes after a barrier. */
+static __always_inline __u32 dc_rvkey(__u32 port, __u32 prio)
+{
+	__u32 k = (port & (DC_SW_PORTS_MAX - 1)) * DC_SW_PRIOS + (prio & (DC_SW_PRIOS - 1));
+
+	dc_opaque(k);
+	return k & (DC_SW_PORTS_MAX * DC_SW_PRIOS - 1);
+}
+
 /* dc_cred_io carries Reverie's inputs beside q, len, pid (the egress
  * port): the ingress ifindex and the priority. */
 #define DC_RV_IO_INIF 1
@@ -73,9 +84,8 @@ __noinline int dc_rv_path(struct dc_cred_io *o)
 		else
 			cls = DC_RV_LOSSY;
 	}
-	key = (key & (DC_SW_PORTS_MAX - 1)) * DC_SW_PRIOS + prio;
-	rq = cls == DC_RV_LOSSLESS ? &rv->in[key & (DC_SW_PORTS_MAX * DC_SW_PRIOS - 1)] :
-				     &rv->eg[key & (DC_SW_PORTS_MAX * DC_SW_PRIOS - 1)];
+	key = dc_rvkey(key, prio);
+	rq = cls == DC_RV_LOSSLESS ? &rv->in[key] : &rv->eg[key];
 	/* through an opaque pointer: on a known stack address clang forms
 	 * &p.alpha_q16[cls] with an OR, which the verifier refuses */
 	pp = &p;
@@ -153,7 +163,7 @@ static __always_inline void dc_rv_depart(struct dc_sw_rv *rv, const struct dc_sw
 {
 	struct dc_rv_params p, *pp;
 	struct dc_sw_rvq *rq;
-	__u32 prio, cls, key, iif, *inp;
+	__u32 prio, cls, key, iif, d, *inp;
 	unsigned char *head;
 	__u16 nh, proto;
 	__u8 b[2] = {};
@@ -166,7 +176,9 @@ static __always_inline void dc_rv_depart(struct dc_sw_rv *rv, const struct dc_sw
 		prio = cfg->dscp_prio[(b[1] >> 2) & 63] & DC_SW_DSCP_PRIO_MASK;
 	} else if (proto == bpf_htons(ETH_P_IPV6)) {
 		bpf_probe_read_kernel(b, 2, head + nh);
-		prio = cfg->dscp_prio[((b[0] << 2) | (b[1] >> 6)) & 63] & DC_SW_DSCP_PRIO_MASK;
+		d = (b[0] << 2) | (b[1] >> 6);
+		dc_opaque(d);	/* masked after the OR: 6.1 loses its bound */
+		prio = cfg->dscp_prio[d & 63] & DC_SW_DSCP_PRIO_MASK;
 	} else {
 		return;
 	}
@@ -181,8 +193,7 @@ static __always_inline void dc_rv_depart(struct dc_sw_rv *rv, const struct dc_sw
 		else
 			cls = DC_RV_LOSSY;
 	}
-	key = ((key & (DC_SW_PORTS_MAX - 1)) * DC_SW_PRIOS + prio) &
-	      (DC_SW_PORTS_MAX * DC_SW_PRIOS - 1);
+	key = dc_rvkey(key, prio);
 	rq = cls == DC_RV_LOSSLESS ? &rv->in[key] : &rv->eg[key];
 	pp = &p;
 	dc_opaque(pp);
@@ -293,9 +304,8 @@ __noinline int dc_sonic_path(struct dc_cred_io *o)
 	ik = inp ? *inp : o->pid;
 	if (!inp)
 		cls = DC_RV_LOSSY;
-	ik = ((ik & (DC_SW_PORTS_MAX - 1)) * DC_SW_PRIOS + prio) & (DC_SW_PORTS_MAX * DC_SW_PRIOS - 1);
-	ek = ((o->pid & (DC_SW_PORTS_MAX - 1)) * DC_SW_PRIOS + prio) &
-	     (DC_SW_PORTS_MAX * DC_SW_PRIOS - 1);
+	ik = dc_rvkey(ik, prio);
+	ek = dc_rvkey(o->pid, prio);
 	iq = &so->in[ik];
 	pp = &p;
 	dc_opaque(pp);
@@ -350,7 +360,7 @@ static __always_inline void dc_sonic_depart(struct dc_sw_sonic *so, const struct
 {
 	struct dc_sonic_params p, *pp;
 	struct dc_sw_sonicq *iq;
-	__u32 prio, cls, ik, ek, iif, *inp;
+	__u32 prio, cls, ik, ek, iif, d, *inp;
 	unsigned char *head;
 	__u16 nh, proto;
 	__u8 b[2] = {};
@@ -363,7 +373,9 @@ static __always_inline void dc_sonic_depart(struct dc_sw_sonic *so, const struct
 		prio = cfg->dscp_prio[(b[1] >> 2) & 63] & DC_SW_DSCP_PRIO_MASK;
 	} else if (proto == bpf_htons(ETH_P_IPV6)) {
 		bpf_probe_read_kernel(b, 2, head + nh);
-		prio = cfg->dscp_prio[((b[0] << 2) | (b[1] >> 6)) & 63] & DC_SW_DSCP_PRIO_MASK;
+		d = (b[0] << 2) | (b[1] >> 6);
+		dc_opaque(d);	/* masked after the OR: 6.1 loses its bound */
+		prio = cfg->dscp_prio[d & 63] & DC_SW_DSCP_PRIO_MASK;
 	} else {
 		return;
 	}
@@ -374,9 +386,8 @@ static __always_inline void dc_sonic_depart(struct dc_sw_sonic *so, const struct
 	ik = inp ? *inp : port;
 	if (!inp)
 		cls = DC_RV_LOSSY;
-	ik = ((ik & (DC_SW_PORTS_MAX - 1)) * DC_SW_PRIOS + prio) & (DC_SW_PORTS_MAX * DC_SW_PRIOS - 1);
-	ek = ((port & (DC_SW_PORTS_MAX - 1)) * DC_SW_PRIOS + prio) &
-	     (DC_SW_PORTS_MAX * DC_SW_PRIOS - 1);
+	ik = dc_rvkey(ik, prio);
+	ek = dc_rvkey(port, prio);
 	iq = &so->in[ik];
 	pp = &p;
 	dc_opaque(pp);
