@@ -112,7 +112,7 @@ static __always_inline void dc_trace(struct sock *sk, const struct dc_flow_key *
 	__u32 zero = 0, *on = bpf_map_lookup_elem(&dc_cc_tron, &zero);
 	struct dc_cc_event *e;
 
-	if (!on || !*on)
+	if (!on || !dc_trace_live(*on, bpf_ktime_get_ns()))
 		return;
 	e = bpf_ringbuf_reserve(&dc_cc_trace, sizeof(*e), 0);
 	if (!e)

@@ -71,7 +71,8 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } dc_cc_trace SEC(".maps");
 
-/* Tracing switch: [0] != 0 while a `dcbpf trace` reads dc_cc_trace. */
+/* Tracing switch: [0] is the lease of the `dcbpf trace` reading dc_cc_trace
+ * (dc_trace_live in include/dcbpf/types.h), 0 when none runs. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);

@@ -117,8 +117,32 @@ struct dc_cc_counters {
 	DC_CC_COUNTERS(DC_CTR_FIELD)
 };
 
+/*
+ * dc_cc_tron[0], the CCs' tracing switch: 0 off, else a lease — the
+ * CLOCK_MONOTONIC millisecond (mod 2^32) until which a `dcbpf trace` reader
+ * is alive.  The reader renews it while it polls and writes 0 when it ends;
+ * one killed before it could (kill -9) leaves a lease that runs out within
+ * DC_TRACE_LEASE_MS, so the CCs do not go on filling a ring nobody reads.
+ */
+#define DC_TRACE_LEASE_MS 2000U
+#define DC_TRACE_NS_PER_MS 1000000ULL
+
+/* The lease a reader polling at now_ns writes (never 0: that is "off"). */
+DC_INLINE __u32 dc_trace_lease(__u64 now_ns)
+{
+	__u32 v = (__u32)(now_ns / DC_TRACE_NS_PER_MS) + DC_TRACE_LEASE_MS;
+
+	return v ? v : 1;
+}
+
+/* Is tracing on at now_ns?  Wrap-safe: a lease is at most 2^31 ms ahead. */
+DC_INLINE bool dc_trace_live(__u32 lease_ms, __u64 now_ns)
+{
+	return lease_ms && (__s32)(lease_ms - (__u32)(now_ns / DC_TRACE_NS_PER_MS)) > 0;
+}
+
 /* One CC decision, streamed by `dcbpf trace` (dc_cc_trace ring
- * buffer, written only while dc_cc_tron[0] != 0). */
+ * buffer, written only while the lease in dc_cc_tron[0] runs). */
 struct dc_cc_event {
 	__u64 ts_ns;		/* bpf_ktime_get_ns at the ACK */
 	struct dc_flow_key key;

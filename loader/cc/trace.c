@@ -5,8 +5,10 @@
  * pinned ring buffer dc_cc_trace, as a table, CSV or a JSON array (one
  * object per event, written as they come); with --switch NAME, an emulated
  * switch's admission drops instead (loader/sw/).  Tracing costs the CC a
- * ring-buffer write per ACK, so it is on (dc_cc_tron[0] = 1) only while a
- * trace runs, and switched off again on exit, whatever ends it.
+ * ring-buffer write per ACK, so it is on only while a trace runs: the trace
+ * holds a lease in dc_cc_tron[0] (include/dcbpf/types.h), renews it while it
+ * polls and writes 0 on exit; a trace killed before that (kill -9) leaves a
+ * lease that runs out within DC_TRACE_LEASE_MS.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -158,13 +160,33 @@ static int trace_switch(struct dc_ctx *ctx, const struct dc_trace_args *a)
 	return rc;
 }
 
+/* CLOCK_MONOTONIC, the clock of bpf_ktime_get_ns. */
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+/* Renew the tracing lease (the ring loop's tick, and its first write). */
+static int renew(void *arg, struct dc_err *e)
+{
+	__u32 zero = 0, lease = dc_trace_lease(mono_ns());
+
+	if (bpf_map_update_elem(*(int *)arg, &zero, &lease, BPF_ANY))
+		return dc_err_set(e, EXIT_ERR, "cannot switch tracing on in %s: %s", DC_MAP_TRON,
+				  strerror(errno));
+	return 0;
+}
+
 int dc_trace_main(struct dc_ctx *ctx, int argc, char **argv)
 {
 	const struct dc_trace_args *a = ctx->opts;
 	struct trace_run t = { .ctx = ctx, .a = a };
 	struct dc_ring ring = { .fd = -1 };
 	char path[DC_PATH_LEN + 32];
-	__u32 zero = 0, on = 1, off = 0;
+	__u32 zero = 0, off = 0;
 	int on_fd, rc = EXIT_OK;
 	bool started = false;
 
@@ -187,11 +209,12 @@ int dc_trace_main(struct dc_ctx *ctx, int argc, char **argv)
 		rc = EXIT_ERR;
 		goto out;
 	}
-	if (bpf_map_update_elem(on_fd, &zero, &on, BPF_ANY)) {
-		rc = dc_fail(ctx, EXIT_ERR, "cannot switch tracing on in %s: %s", DC_MAP_TRON,
-			     strerror(errno));
+	if (renew(&on_fd, &ctx->err)) {
+		rc = EXIT_ERR;
 		goto out;
 	}
+	ring.tick = renew;
+	ring.tick_arg = &on_fd;
 	header(ctx, a->csv);
 	started = true;
 	rc = dc_ring_run(&ring, DC_MAP_TRACE, a->duration_s, ctx->out, &ctx->err);

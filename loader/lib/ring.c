@@ -32,6 +32,8 @@ int dc_ring_open(struct dc_ring *r, const char *path, const char *what,
 		 ring_buffer_sample_fn fn, void *arg, struct dc_err *e)
 {
 	r->rb = NULL;
+	r->tick = NULL;
+	r->tick_arg = NULL;
 	r->fd = bpf_obj_get(path);
 	if (r->fd < 0)
 		return dc_err_set(e, EXIT_ERR, "cannot open %s (%s): %s", what, path,
@@ -72,6 +74,8 @@ int dc_ring_run(struct dc_ring *r, const char *what, double duration_s, FILE *ou
 			return dc_err_set(e, EXIT_ERR, "reading %s: %s", what, strerror(-n));
 		if (out)
 			fflush(out);
+		if (r->tick && r->tick(r->tick_arg, e))
+			return EXIT_ERR;
 		if (duration_s > 0 && since_s(&t0) >= duration_s)
 			break;
 	}

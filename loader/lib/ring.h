@@ -19,6 +19,11 @@
 struct dc_ring {
 	struct ring_buffer *rb;
 	int fd;
+	/* Called after every poll (at least every 100 ms) while the loop runs,
+	 * e.g. to renew a lease that keeps the producer on; NULL: none.  Set
+	 * after dc_ring_open.  A non-zero return ends the loop with an error. */
+	int (*tick)(void *arg, struct dc_err *e);
+	void *tick_arg;
 };
 
 /* Open the ring pinned at `path`; `what` names it in errors. */

@@ -142,6 +142,28 @@ tron=$(bpftool map dump pinned "$PIN/dc_cc_tron" -j 2>/dev/null | jq '.[0].forma
 [ $rc = 0 ] && [ "$out" = "[]" ] && [ "$tron" = 0 ] &&
 	t_pass "trace cli: --json --duration with no events: [] and tracing off again" ||
 	t_fail "trace cli: empty JSON trace" "rc=$rc tron=$tron: $out"
+# tracing is a lease the reader renews while it polls: one killed with -9
+# leaves a lease nobody renews, which runs out (include/dcbpf/types.h)
+tron_v() { bpftool map dump pinned "$PIN/dc_cc_tron" -j 2>/dev/null | jq '.[0].formatted.value // .[0].value'; }
+"${D[@]}" trace --duration 30 >/dev/null 2>&1 &
+tpid=$!
+l1=0
+for _ in $(seq 50); do l1=$(tron_v); [ "$l1" != 0 ] && break; sleep 0.1; done
+sleep 0.5
+l2=$(tron_v)
+kill -9 $tpid 2>/dev/null
+wait $tpid 2>/dev/null
+l3=$(tron_v)
+sleep 0.5
+l4=$(tron_v)
+[ "$l1" != 0 ] && [ "$l2" -gt "$l1" ] && [ "$l3" != 0 ] && [ "$l4" = "$l3" ] &&
+	t_pass "trace cli: a running trace renews its lease; killed with -9, nothing renews it ($l1 -> $l2 -> $l4 ms)" ||
+	t_fail "trace cli: tracing lease" "running $l1 then $l2, after kill -9 $l3 then $l4"
+out=$(timeout 10 "${D[@]}" --json trace --duration 0.2 2>&1)
+rc=$?
+[ $rc = 0 ] && [ "$out" = "[]" ] && [ "$(tron_v)" = 0 ] &&
+	t_pass "trace cli: the next trace after a killed one runs and switches tracing off" ||
+	t_fail "trace cli: trace after kill -9" "rc=$rc tron=$(tron_v): $out"
 out=$("${D[@]}" --json trace --switch "nosw$$" 2>/dev/null)
 rc=$?
 [ $rc = 2 ] && echo "$out" | jq -e '.error | contains("--switch")' >/dev/null &&

@@ -359,6 +359,32 @@ static void test_idle_restart(void)
 	CHECK_EQ("restart: at least the minimum window", st.cwnd_bytes, 2896);
 }
 
+/* The tracing lease of dc_cc_tron (include/dcbpf/types.h). */
+static void test_trace_lease(void)
+{
+	const __u64 ms = DC_TRACE_NS_PER_MS, t = 5000 * ms + 123;
+	__u32 l = dc_trace_lease(t);
+
+	CHECK_EQ("lease: now + DC_TRACE_LEASE_MS, in ms", l, 5000 + DC_TRACE_LEASE_MS);
+	CHECK("lease: live when written", dc_trace_live(l, t), "");
+	CHECK("lease: live 1 ms before it ends", dc_trace_live(l, t + (DC_TRACE_LEASE_MS - 1) * ms), "");
+	CHECK("lease: over when it ends (a reader killed with -9)",
+	      !dc_trace_live(l, (5000ULL + DC_TRACE_LEASE_MS) * ms), "");
+	CHECK("lease: over long after", !dc_trace_live(l, t + 3600 * 1000 * ms), "");
+	CHECK("lease: 0 is off whatever the time", !dc_trace_live(0, t) && !dc_trace_live(0, 0), "");
+	/* across the 2^32 ms wrap (49.7 days of uptime) */
+	const __u64 wrap = (1ULL << 32) * ms;
+	__u32 lw = dc_trace_lease(wrap - 500 * ms);
+
+	CHECK_EQ("lease: wraps past 2^32 ms", lw, DC_TRACE_LEASE_MS - 500);
+	CHECK("lease: live across the wrap", dc_trace_live(lw, wrap - 500 * ms) && dc_trace_live(lw, wrap + ms), "");
+	CHECK("lease: over after the wrap", !dc_trace_live(lw, wrap + DC_TRACE_LEASE_MS * ms), "");
+	CHECK_EQ("lease: never written as 0 (off)", dc_trace_lease(wrap - DC_TRACE_LEASE_MS * ms), 1);
+	/* a reader that stopped renewing at t and one still renewing */
+	CHECK("lease: a renewed lease stays live",
+	      dc_trace_live(dc_trace_lease(t + 1900 * ms), t + 3000 * ms), "");
+}
+
 int main(void)
 {
 	test_parameters();
@@ -372,5 +398,6 @@ int main(void)
 	test_int_high_rate();
 	test_int_max_over_hops();
 	test_idle_restart();
+	test_trace_lease();
 	return check_failed;
 }
