@@ -24,6 +24,7 @@
 #include "icon/iconcmd.h"
 #include "counters.h"
 #include "pins.h"
+#include "sockops.h"
 #include "icon.skel.h"
 
 struct icon_attach_args {
@@ -72,25 +73,17 @@ static int open_map(struct dc_ctx *ctx, const char *dir, const char *name)
 static int attach_cmd(struct dc_ctx *ctx, int argc, char **argv)
 {
 	const struct icon_attach_args *a = ctx->opts;
-	char dir[DC_PATH_LEN * 2], pin[DC_PATH_LEN * 4];
+	char dir[DC_PATH_LEN * 2];
 	struct icon_bpf *s = NULL;
-	int cg, fd, rc;
+	int cg;
 
 	(void)argc;
 	(void)argv;
 	if (icon_dir(ctx, dir, sizeof(dir)))
 		return ctx->err.code;
-	dc_pin_path(pin, sizeof(pin), dir, "sockops");
-	if (access(pin, F_OK) == 0)
-		return dc_fail(ctx, EXIT_ERR, "ICON is already attached (%s); detach first", pin);
-	cg = open(a->cgroup, O_RDONLY | O_DIRECTORY);
+	cg = dc_sockops_begin("ICON", dir, a->cgroup, &ctx->err);
 	if (cg < 0)
-		return dc_fail(ctx, EXIT_ERR, "cgroup %s: %s", a->cgroup, strerror(errno));
-	rc = dc_mkdirs(dir);
-	if (rc) {
-		close(cg);
-		return dc_fail(ctx, EXIT_ERR, "cannot create %s: %s", dir, strerror(-rc));
-	}
+		return ctx->err.code;
 	{
 		LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = dir);
 
@@ -101,15 +94,8 @@ static int attach_cmd(struct dc_ctx *ctx, int argc, char **argv)
 			"layout? detach and retry)", strerror(errno), dir);
 		goto fail;
 	}
-	fd = bpf_link_create(bpf_program__fd(s->progs.dc_icon_sockops), cg, BPF_CGROUP_SOCK_OPS, NULL);
-	if (fd < 0 || bpf_obj_pin(fd, pin)) {
-		dc_fail(ctx, EXIT_ERR, "attaching the sockops program to cgroup %s failed: %s", a->cgroup,
-			strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	if (dc_sockops_link(bpf_program__fd(s->progs.dc_icon_sockops), cg, dir, a->cgroup, &ctx->err))
 		goto fail;
-	}
-	close(fd);
 	icon_bpf__destroy(s);
 	close(cg);
 	if (ctx->json) {
@@ -132,21 +118,12 @@ fail:
 
 static int detach_cmd(struct dc_ctx *ctx, int argc, char **argv)
 {
-	char dir[DC_PATH_LEN * 2], pin[DC_PATH_LEN * 4];
-	bool had;
+	char dir[DC_PATH_LEN * 2];
 
 	(void)argc;
 	(void)argv;
-	if (icon_dir(ctx, dir, sizeof(dir)))
+	if (icon_dir(ctx, dir, sizeof(dir)) || dc_sockops_detach("ICON", "icon", dir, &ctx->err))
 		return ctx->err.code;
-	dc_pin_path(pin, sizeof(pin), dir, "sockops");
-	had = access(pin, F_OK) == 0;
-	if (had)
-		dc_detach_pinned(pin);
-	if (dc_pins_unpin(dir, "icon", NULL, true, &ctx->err))
-		return ctx->err.code ? ctx->err.code : EXIT_ERR;
-	if (!had)
-		return dc_fail(ctx, EXIT_ERR, "ICON is not attached (%s)", pin);
 	if (!ctx->json)
 		fprintf(ctx->out, "icon: detached\n");
 	else {
