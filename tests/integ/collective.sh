@@ -7,6 +7,9 @@
 # offsets follow the seed; a collective over dctcp runs with ECN; errors
 # are named (unknown netns, CC not available, an address the host does
 # not have) with exit 1.
+# host-suite: the collective traffic generator (user space over kernel ECMP; it loads no BPF
+# of dcbpf, so nothing here depends on the kernel's BPF); ethereal.sh takes Ethereal's paths
+# on the same leaf–spine in the VM.
 # shellcheck shell=bash
 # SC2015: "A && t_pass || t_fail" is safe, t_pass only prints.
 # shellcheck disable=SC2015

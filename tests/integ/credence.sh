@@ -7,6 +7,9 @@
 # running one stays; dcbpf switch capture writes a trace dcbpf sim and
 # dcbpf credence train read; dcbpf trace --switch streams the drops;
 # switch down leaves nothing behind.
+# host-suite: Credence's XDP decisions on 6.1 are proven by prog/test_cred_xdp (the forest
+# against the core, packet by packet) and a live switch's model load by integ/credence_load.sh;
+# this test's live swaps under traffic are user space over map updates, 73 s under emulation.
 # shellcheck shell=bash
 # SC2317: cleanup runs from the EXIT trap.
 # shellcheck disable=SC2317

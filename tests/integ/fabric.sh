@@ -2,6 +2,9 @@
 # traffic tools. A 10-sender dumbbell must come up, forward, shape at the
 # configured rate, be observable through qsample, carry a 10:1 incast, and
 # vanish completely at teardown, also when its builder fails or is killed.
+# host-suite: the fabric builder and traffic tools (user space over veth, TBF and routes; no
+# BPF of dcbpf); every integration test in the VM builds its fabric with this code, and under
+# emulation its rate and sampling checks cost two minutes.
 # shellcheck shell=bash
 source "$(dirname "$0")/../lib/test.sh"
 source tests/lib/fabric.sh

@@ -4,6 +4,8 @@
 # connect every host pair, spread several iperf3 flows between the leaves
 # over more than one spine under kernel ECMP (L4 hash), and vanish at
 # teardown, also when the builder fails half-way.
+# host-suite: the leaf–spine builder (veth, TBF, kernel ECMP; no BPF of dcbpf); ethereal.sh
+# builds the same fabric and attaches Ethereal to it in the VM.
 # shellcheck shell=bash
 source "$(dirname "$0")/../lib/test.sh"
 source tests/lib/fabric.sh
