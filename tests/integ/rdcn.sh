@@ -38,58 +38,12 @@ fabric_on_exit "rmdir $PIN 2>/dev/null"	# after the detach fabric_rotor register
 t_pass "rdcn: rotor fabric built, the circuit switch attached (4 ToRs, round robin)"
 OCS_DIR="$PIN/rdcn/$FAB_OCS"
 
-cat >"$tmp/udp.py" <<'EOF'
-import os, socket, struct, sys, time
-role = sys.argv[1]
-if role == "recv":
-    # until the sender is done (its file exists) and 0.5 s more, at most secs
-    addr, secs, out, done = sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5]
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind((addr, 5077))
-    s.settimeout(0.1)
-    end = time.monotonic() + secs
-    got = []
-    open(out + ".ready", "w").close()
-    while time.monotonic() < end:
-        if os.path.exists(done):
-            end = min(end, time.monotonic() + 0.5)
-            done = "/nonexistent/"
-        try:
-            b = s.recv(64)
-        except socket.timeout:
-            continue
-        seq, stamp = struct.unpack("!QQ", b[:16])
-        got.append((seq, stamp, time.monotonic_ns()))
-    with open(out, "w") as f:
-        for g in got:
-            f.write("%d %d %d\n" % g)
-else:
-    src, dst, secs, gap_us, out = sys.argv[2], sys.argv[3], float(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind((src, 0))
-    sent = []
-    t0 = time.monotonic_ns()
-    nxt = t0
-    seq = 0
-    while nxt - t0 < secs * 1e9:
-        now = time.monotonic_ns()
-        if now < nxt:
-            time.sleep((nxt - now) / 1e9)
-        stamp = time.monotonic_ns()
-        s.sendto(struct.pack("!QQ", seq, stamp) + b"x" * 48, (dst, 5077))
-        sent.append((seq, stamp))
-        seq += 1
-        nxt += gap_us * 1000
-    with open(out, "w") as f:
-        for g in sent:
-            f.write("%d %d\n" % g)
-EOF
 
-fabric_bg "${FAB_TORS[2]}" python3 "$tmp/udp.py" recv 10.77.2.1 120 "$tmp/recv.txt" "$tmp/sent.txt"
+fabric_bg "${FAB_TORS[2]}" python3 tests/lib/rdcn_udp.py recv 10.77.2.1 120 "$tmp/recv.txt" "$tmp/sent.txt"
 RECV_PID=$FAB_LAST_PID
 wait_until 10 test -e "$tmp/recv.txt.ready" || t_fail "rdcn: receiver ready" "no ready file"
 # starts around the flip: the first datagrams may still meet no schedule
-fabric_exec "${FAB_TORS[0]}" python3 "$tmp/udp.py" send 10.77.0.1 10.77.2.1 "$SECS" "$GAP_US" "$tmp/sent.txt" ||
+fabric_exec "${FAB_TORS[0]}" python3 tests/lib/rdcn_udp.py send 10.77.0.1 10.77.2.1 "$SECS" "$GAP_US" "$tmp/sent.txt" ||
 	t_fail "rdcn: sender ran" "python3 sender failed"
 wait "$RECV_PID" 2>/dev/null
 bpftool -j map dump pinned "$OCS_DIR/dc_rd_pcnt" >"$tmp/pcnt.json" 2>/dev/null ||

@@ -52,63 +52,11 @@ gates=$(tc -n "${FAB_TORS[0]}" qdisc show dev "${FAB_ID}t0u0" | grep -c '^qdisc 
 [ "$classes" = 3 ] && [ "$gates" = 3 ] && t_pass "rdcn voq: ToR 0's uplink has an HTB class and a TBF gate per other ToR" ||
 	t_fail "rdcn voq: ToR 0's VOQs" "$classes classes, $gates gates"
 
-cat >"$tmp/udp.py" <<'EOF'
-import os, socket, struct, sys, time
-role = sys.argv[1]
-if role == "recv":
-    # until the sender is done and every datagram it sent is in (or 1 s more)
-    addr, secs, out, done = sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5]
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind((addr, 5077))
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
-    s.settimeout(0.05)
-    end = time.monotonic() + secs
-    got = []
-    want = None
-    open(out + ".ready", "w").close()
-    while time.monotonic() < end and (want is None or len(got) < want):
-        if want is None and os.path.exists(done):
-            try:
-                want = sum(1 for _ in open(done))
-                end = min(end, time.monotonic() + 1.0)
-            except OSError:
-                pass
-        try:
-            b = s.recv(64)
-        except socket.timeout:
-            continue
-        seq, stamp = struct.unpack("!QQ", b[:16])
-        got.append((seq, stamp, time.monotonic_ns()))
-    with open(out, "w") as f:
-        for g in got:
-            f.write("%d %d %d\n" % g)
-else:
-    src, dst, secs, gap_us, out = sys.argv[2], sys.argv[3], float(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind((src, 0))
-    sent = []
-    t0 = time.monotonic_ns()
-    nxt = t0
-    seq = 0
-    while nxt - t0 < secs * 1e9:
-        now = time.monotonic_ns()
-        if now < nxt:
-            time.sleep((nxt - now) / 1e9)
-        stamp = time.monotonic_ns()
-        s.sendto(struct.pack("!QQ", seq, stamp) + b"x" * 48, (dst, 5077))
-        sent.append((seq, stamp))
-        seq += 1
-        nxt += gap_us * 1000
-    with open(out + ".tmp", "w") as f:
-        for g in sent:
-            f.write("%d %d\n" % g)
-    os.rename(out + ".tmp", out)
-EOF
 
-fabric_bg "${FAB_TORS[2]}" python3 "$tmp/udp.py" recv 10.77.2.1 60 "$tmp/recv.txt" "$tmp/sent.txt"
+fabric_bg "${FAB_TORS[2]}" python3 tests/lib/rdcn_udp.py recv 10.77.2.1 60 "$tmp/recv.txt" "$tmp/sent.txt"
 RECV_PID=$FAB_LAST_PID
 wait_until 10 test -e "$tmp/recv.txt.ready" || t_fail "rdcn voq: receiver ready" "no ready file"
-fabric_exec "${FAB_TORS[0]}" python3 "$tmp/udp.py" send 10.77.0.1 10.77.2.1 "$SECS" "$GAP_US" "$tmp/sent.txt" ||
+fabric_exec "${FAB_TORS[0]}" python3 tests/lib/rdcn_udp.py send 10.77.0.1 10.77.2.1 "$SECS" "$GAP_US" "$tmp/sent.txt" ||
 	t_fail "rdcn voq: sender ran" "python3 sender failed"
 wait "$RECV_PID" 2>/dev/null
 kill -TERM "$VOQ_PID" 2>/dev/null
