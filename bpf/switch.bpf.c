@@ -505,7 +505,7 @@ int BPF_PROG(dc_sw_q_deq, struct Qdisc *q, const struct netdev_queue *txq, int p
 
 /* ---- strict-priority queues ------------------------------------------------ */
 
-#define DC_TC_NEXT (-1)		/* tcx: TCX_NEXT; cls_bpf: TC_ACT_UNSPEC, next filter */
+#include "lib/tcact.h"
 
 /*
  * Attached at: TC egress of every port of a switch started with --queues N
