@@ -238,6 +238,8 @@ static void rto(void)
 	CHECK_EQ("RTO mode: new data: level 2", send_level(40004, 1 + 2 * MSS, MSS, TCP_ACK), 2);
 }
 
+#define IDLE_GAP_NS 2000000000ULL
+
 /* idle_us: the connection's next message after a gap starts at level 2
  * again; without it, where the last one ended. */
 static void idle(void)
@@ -249,7 +251,9 @@ static void idle(void)
 	__u32 zero = 0, seq = 1, i;
 
 	dc_resq_cfg_default(&c);
-	c.idle_us = 2000;
+	/* 1 s: far above the time between two test runs, even on an emulated
+	 * CPU; the gaps below are made by moving last_ns back 2 s */
+	c.idle_us = 1000000;
 	bpf_map_update_elem(cfg_fd, &zero, &c, 0);
 	for (i = 0; i < 40000 / MSS; i++, seq += MSS)
 		send_level(40008, seq, MSS, TCP_ACK);
@@ -260,17 +264,17 @@ static void idle(void)
 	      (unsigned long long)f.last_ns);
 	CHECK_EQ("idle: 40 KB sent, new data at level 3", send_level(40008, seq, MSS, TCP_ACK), 3);
 	seq += MSS;
-	/* the flow last sent 10 ms ago */
+	/* the flow last sent 2 s ago */
 	f = flow(40008);
-	f.last_ns -= 10000000;
+	f.last_ns -= IDLE_GAP_NS;
 	bpf_map_update_elem(flows_fd, &k, &f, BPF_EXIST);
-	CHECK_EQ("idle: the next message after 10 ms idle starts at level 2",
+	CHECK_EQ("idle: the next message after 2 s idle starts at level 2",
 		 send_level(40008, seq, MSS, TCP_ACK), 2);
 	f = flow(40008);
 	CHECK("idle: bytes sent restarted, counted",
 	      f.bytes_sent == MSS && f.idle_restarts == 1, "bytes %llu restarts %u",
 	      (unsigned long long)f.bytes_sent, f.idle_restarts);
-	f.last_ns -= 10000000;
+	f.last_ns -= IDLE_GAP_NS;
 	bpf_map_update_elem(flows_fd, &k, &f, BPF_EXIST);
 	CHECK_EQ("idle: a retransmission after the gap is promoted, not restarted",
 		 send_level(40008, seq - 3 * MSS, MSS, TCP_ACK), 1);
@@ -278,7 +282,7 @@ static void idle(void)
 	c.idle_us = 0;
 	bpf_map_update_elem(cfg_fd, &zero, &c, 0);
 	f = flow(40008);
-	f.last_ns -= 10000000;
+	f.last_ns -= IDLE_GAP_NS;
 	f.bytes_sent = 40000;
 	bpf_map_update_elem(flows_fd, &k, &f, BPF_EXIST);
 	CHECK_EQ("idle_us 0: no restart, level 3 after 40 KB", send_level(40008, seq + MSS, MSS, TCP_ACK), 3);
