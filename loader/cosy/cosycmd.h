@@ -15,7 +15,8 @@ extern const struct dc_cmd dc_cosy_cmds[];
 /* `dcbpf cosy send` and `serve` (cosynet.c): the end host on UDP. */
 struct cosy_net_args {
 	const char *to, *bind;
-	__u64 port, msg_bytes, count, k, bw_kbps, delta_ns, wait_ns, run_ms;
+	__u64 port, msg_bytes, count, k, bw_kbps, delta_ns, wait_ns, run_ms, seed;
+	double rate_per_s;	/* send: Poisson arrivals per second (0: up to K asking at once) */
 };
 extern const struct dc_opt dc_cosy_send_opts[], dc_cosy_serve_opts[];
 int dc_cosy_send_cmd(struct dc_ctx *ctx, int argc, char **argv);

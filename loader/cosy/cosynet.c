@@ -11,6 +11,7 @@
 #define _GNU_SOURCE	/* ppoll */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +39,13 @@
 	  .def = "10000", .umin = 1, .umax = RUN_MS_MAX }
 
 const struct dc_opt dc_cosy_send_opts[] = {
-	{ "to", 0, DC_OPT_STR, DC_FIELD(NA, to), "IPV4", .help = "the receiver", .required = true },
+	{ "to", 0, DC_OPT_STR, DC_FIELD(NA, to), "IPV4[,IPV4...]",
+	  .help = "the receiver, or several: each message to one of them drawn uniformly", .required = true },
+	{ "rate-per-s", 0, DC_OPT_DOUBLE, DC_FIELD(NA, rate_per_s), "R",
+	  .help = "Poisson arrivals, R messages a second (0: up to K asking at once, one after another)", .def = "0",
+	  .dmin = 0, .dmax = 1e6 },
+	{ "seed", 0, DC_OPT_U64, DC_FIELD(NA, seed), "N",
+	  .help = "arrivals, receivers drawn and message ids (the seed's low 24 bits lead every id)", .def = "1" },
 	{ "msg-bytes", 's', DC_OPT_U64, DC_FIELD(NA, msg_bytes), "BYTES", .help = "size of each message",
 	  .def = "64000", .umin = 1, .umax = 1000000000 },
 	{ "bw-kbps", 'B', DC_OPT_U64, DC_FIELD(NA, bw_kbps), "KBPS", .help = "B: each slot sends at B/K",
@@ -156,56 +163,154 @@ static int open_udp(struct dc_ctx *ctx, const char *addr, __u16 port, int *fd)
 	return 0;
 }
 
+/* xorshift64*: a uniform draw in (0, 1). */
+static double unif(__u64 *st)
+{
+	*st ^= *st >> 12;
+	*st ^= *st << 25;
+	*st ^= *st >> 27;
+	return ((double)((*st * 0x2545F4914F6CDD1DULL) >> 11) + 1.0) / 9007199254740994.0;
+}
+
+/* --to A[,B...]: the receivers become peers 1..n, in order. */
+static int parse_to(struct dc_ctx *ctx, const char *list, __u16 port, struct peers *p)
+{
+	char buf[PEERS_MAX * 16 + 1], *tok, *save = NULL;
+
+	if (strlen(list) >= sizeof(buf))
+		return dc_fail(ctx, EXIT_USAGE, "--to: at most %d receivers", PEERS_MAX);
+	strcpy(buf, list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+
+		if (inet_pton(AF_INET, tok, &a.sin_addr) != 1)
+			return dc_fail(ctx, EXIT_USAGE, "--to '%s' is not an IPv4 address", tok);
+		for (__u32 i = 0; i < p->n; i++)
+			if (p->a[i].sin_addr.s_addr == a.sin_addr.s_addr)
+				return dc_fail(ctx, EXIT_USAGE, "--to names %s twice", tok);
+		if (p->n >= PEERS_MAX)
+			return dc_fail(ctx, EXIT_USAGE, "--to: at most %d receivers", PEERS_MAX);
+		p->a[p->n++] = a;
+	}
+	if (!p->n)
+		return dc_fail(ctx, EXIT_USAGE, "--to names no receiver");
+	return 0;
+}
+
+/* Message n of this sender: the seed's low 24 bits above n, so senders
+ * with different seeds never share an id at a receiver or a switch. */
+#define MSG_N_BITS 40
+#define MSG_N_MASK ((1ULL << MSG_N_BITS) - 1)
+
 int dc_cosy_send_cmd(struct dc_ctx *ctx, int argc, char **argv)
 {
 	const struct cosy_net_args *o = ctx->opts;
 	static struct dc_cosy_host h;
 	struct peers p = { .n = 0 };
-	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons((__u16)o->port) };
-	__u64 submitted = 0, end_ns, n_ok = 0, sum_ns = 0, max_ns = 0;
+	__u64 submitted = 0, end_ns, start_ns, n_ok = 0, n_rej = 0, n_fail = 0, n_refused = 0, sum_ns = 0, max_ns = 0;
+	__u64 rng = (o->seed * 0x9E3779B97F4A7C15ULL) | 1, next_arr_ns, id_base = (o->seed & 0xffffff) << MSG_N_BITS;
+	bool poisson = o->rate_per_s > 0;
+	__u8 *dst_of;
+	__u64 *sub_of;
 	__u32 cursor = 0;
+	char ip[INET_ADDRSTRLEN];
 	int fd, rc;
 
 	(void)argc;
 	(void)argv;
-	if (inet_pton(AF_INET, o->to, &to.sin_addr) != 1)
-		return dc_fail(ctx, EXIT_USAGE, "--to '%s' is not an IPv4 address", o->to);
-	rc = open_udp(ctx, NULL, 0, &fd);
+	rc = parse_to(ctx, o->to, (__u16)o->port, &p);
 	if (rc)
 		return rc;
-	peer_id(&p, &to);
-	dc_cosy_host_init(&h, 0, (__u32)o->k, o->bw_kbps, o->delta_ns, 0, now_ns());
-	end_ns = now_ns() + o->run_ms * 1000000ULL;
+	dst_of = calloc(o->count + 1, 1);
+	sub_of = calloc(o->count + 1, sizeof(*sub_of));
+	if (!dst_of || !sub_of) {
+		free(dst_of);
+		free(sub_of);
+		return dc_fail(ctx, EXIT_ERR, "out of memory for %llu messages", (unsigned long long)o->count);
+	}
+	rc = open_udp(ctx, NULL, 0, &fd);
+	if (rc) {
+		free(dst_of);
+		free(sub_of);
+		return rc;
+	}
+	start_ns = now_ns();
+	dc_cosy_host_init(&h, 0, (__u32)o->k, o->bw_kbps, o->delta_ns, 0, start_ns ^ o->seed);
+	end_ns = start_ns + o->run_ms * 1000000ULL;
+	/* exponential gaps: a Poisson process of rate_per_s */
+#define GAP_NS() ((__u64)(-log(unif(&rng)) * 1e9 / o->rate_per_s))
+	next_arr_ns = poisson ? start_ns + GAP_NS() : start_ns;
 	if (ctx->json) {
 		jw_obj(&ctx->jw, NULL);
 		jw_arr(&ctx->jw, "messages");
 	}
 	while (cursor < o->count && now_ns() < end_ns) {
-		/* keep up to K messages asking at once */
-		while (submitted < o->count && submitted - cursor < o->k &&
-		       !dc_cosy_host_submit(&h, now_ns(), submitted + 1, 1, (__u32)o->msg_bytes))
+		__u64 t = now_ns(), wake;
+
+		/* Poisson: every arrival due is submitted now (more than
+		 * DC_COSY_HOST_MSGS in flight: refused here, a reject the
+		 * network never saw); else up to K asking at once. */
+		while (submitted < o->count && (poisson ? next_arr_ns <= t : submitted - cursor < o->k)) {
+			__u32 dst = p.n > 1 ? 1 + (__u32)(unif(&rng) * p.n) % p.n : 1;
+			__u64 n = submitted + 1;
+
+			if (dc_cosy_host_submit(&h, t, id_base | n, dst, (__u32)o->msg_bytes)) {
+				if (!poisson)
+					break;
+				n_refused++;
+				cursor++;
+				if (ctx->json) {
+					jw_obj(&ctx->jw, NULL);
+					jw_u64(&ctx->jw, "msg_id", id_base | n);
+					jw_str(&ctx->jw, "to", inet_ntop(AF_INET, &p.a[dst - 1].sin_addr, ip, sizeof(ip)));
+					jw_str(&ctx->jw, "status", "refused");
+					jw_u64(&ctx->jw, "reason", 0);
+					jw_u64(&ctx->jw, "t_ns", t - start_ns);
+					jw_u64(&ctx->jw, "latency_ns", 0);
+					jw_end_obj(&ctx->jw);
+				}
+			}
+			dst_of[n] = (__u8)dst;
+			sub_of[n] = t - start_ns;
 			submitted++;
+			if (poisson)
+				next_arr_ns += GAP_NS();
+		}
 		send_out(fd, &h, &p);
-		receive(fd, &h, &p, dc_min_u64(dc_cosy_host_next_ns(&h), end_ns));
+		wake = dc_min_u64(dc_cosy_host_next_ns(&h), end_ns);
+		if (poisson && submitted < o->count)
+			wake = dc_min_u64(wake, next_arr_ns);
+		receive(fd, &h, &p, wake);
 		dc_cosy_host_tick(&h, now_ns());
 		send_out(fd, &h, &p);
 		for (__u32 i = 0; i < h.ndone; i++) {
 			const struct dc_cosy_done *d = &h.done[i];
+			__u64 n = d->msg_id & MSG_N_MASK;
 
+			if (n > o->count)
+				n = 0;
 			if (d->status == DC_COSY_S_COMPLETE) {
 				n_ok++;
 				sum_ns += d->latency_ns;
 				max_ns = d->latency_ns > max_ns ? d->latency_ns : max_ns;
+			} else if (d->status == DC_COSY_S_REJECT) {
+				n_rej++;
+			} else {
+				n_fail++;
 			}
 			if (ctx->json) {
 				jw_obj(&ctx->jw, NULL);
 				jw_u64(&ctx->jw, "msg_id", d->msg_id);
+				if (n && dst_of[n])
+					jw_str(&ctx->jw, "to",
+					       inet_ntop(AF_INET, &p.a[dst_of[n] - 1].sin_addr, ip, sizeof(ip)));
 				jw_str(&ctx->jw, "status", status_name[d->status & 3]);
 				jw_u64(&ctx->jw, "reason", d->reason);
+				jw_u64(&ctx->jw, "t_ns", n ? sub_of[n] : 0);
 				jw_u64(&ctx->jw, "latency_ns", d->latency_ns);
 				jw_end_obj(&ctx->jw);
 			} else {
-				fprintf(ctx->out, "%-8llu %-9s %12llu ns%s\n", (unsigned long long)d->msg_id,
+				fprintf(ctx->out, "%-8llu %-9s %12llu ns%s\n", (unsigned long long)(d->msg_id & MSG_N_MASK),
 					status_name[d->status & 3], (unsigned long long)d->latency_ns,
 					d->status == DC_COSY_S_REJECT ? (d->reason == DC_COSY_R_BUSY ? "  (receiver busy)" :
 									 d->reason == DC_COSY_R_NO_VL ? "  (no virtual link)" :
@@ -215,13 +320,21 @@ int dc_cosy_send_cmd(struct dc_ctx *ctx, int argc, char **argv)
 		}
 		h.ndone = 0;
 	}
+#undef GAP_NS
 	close(fd);
+	free(dst_of);
+	free(sub_of);
 	if (ctx->json) {
 		jw_end_arr(&ctx->jw);
 		jw_u64(&ctx->jw, "complete", n_ok);
+		jw_u64(&ctx->jw, "rejected", n_rej);
+		jw_u64(&ctx->jw, "failed", n_fail);
+		jw_u64(&ctx->jw, "refused", n_refused);
 		jw_u64(&ctx->jw, "done", cursor);
 		jw_u64(&ctx->jw, "latency_mean_ns", n_ok ? sum_ns / n_ok : 0);
 		jw_u64(&ctx->jw, "latency_max_ns", max_ns);
+		jw_u64(&ctx->jw, "run_ns", now_ns() - start_ns);
+		jw_u64(&ctx->jw, "start_ns", start_ns);	/* CLOCK_MONOTONIC: t_ns is from here */
 		jw_end_obj(&ctx->jw);
 		jw_done(&ctx->jw);
 	} else {

@@ -2,7 +2,8 @@
 # include/dcbpf/cosyhost.h on UDP over loopback ("Building a Partial
 # Communication Synchrony Abstraction on Asynchronous Datacenters"): messages
 # complete no faster than s·K/B (paced at B/K per slot), a receiver with one
-# slot and no wait rejects the second of two as busy, no receiver means a
+# slot and no wait rejects the second of two as busy, Poisson arrivals to two
+# receivers reach both (the same seed, the same draws), no receiver means a
 # reject at delta, and bad input is refused.  Loopback of the test's own
 # network namespace; no BPF.
 # kernel-independent: the same output on any kernel (user space only)
@@ -48,6 +49,36 @@ jqs "cosy net: receiver with one slot and no wait: one complete, one rejected bu
 	"$D" --json cosy send --to 127.0.0.1 --port $PORT -n 2 -k 2 --run-ms 8000
 wait "$SERVE_PID"
 
+# Poisson arrivals (200 a second) to two receivers: each message goes to one
+# of them, both get some, every one is answered and most complete (with no
+# switch between, both receivers hand out slot 0: an rsvp whose slot the
+# sender is using for the other receiver is refused, §3.2); the same seed
+# draws the same receivers again; arrivals spread over about 150 ms (30
+# gaps of 5 ms mean).
+poisson() { # OUT
+	local pids=() a
+	for a in 127.0.0.1 127.0.0.2; do
+		"$D" --json cosy serve --bind $a --port $PORT -n 1000 -k 4 --run-ms 3000 >"$tmp/p-$a.json" 2>&1 &
+		pids+=($!)
+		t_cleanup stop_serve $!
+	done
+	sleep 0.3
+	"$D" --json cosy send --to 127.0.0.1,127.0.0.2 --port $PORT --rate-per-s 200 --seed 7 -n 30 -k 4 \
+		--msg-bytes 14000 --run-ms 3000 >"$1" 2>&1
+	for a in "${pids[@]}"; do kill "$a" 2>/dev/null; wait "$a" 2>/dev/null; done
+}
+poisson "$tmp/p1.json"
+jqv "cosy net: Poisson to two receivers: 30 answered, 15 or more complete, none failed, each to one of them, both used, arrivals over 30 ms .. 2 s" \
+	"$(cat "$tmp/p1.json")" \
+	'.done == 30 and .complete >= 15 and .failed == 0 and .refused == 0 and ([.messages[].to] | unique) == ["127.0.0.1", "127.0.0.2"] and
+	 ([.messages[].t_ns] | max) > 30000000 and ([.messages[].t_ns] | max) < 2000000000'
+poisson "$tmp/p2.json"
+a=$(jq -c '[.messages | sort_by(.msg_id)[] | .to]' "$tmp/p1.json")
+b=$(jq -c '[.messages | sort_by(.msg_id)[] | .to]' "$tmp/p2.json")
+[ "$a" = "$b" ] && [ "$(jq '.messages[0].msg_id / 1099511627776 | floor' "$tmp/p1.json")" = 7 ] &&
+	t_pass "cosy net: the same seed draws the same receivers; ids carry the seed above bit 40" ||
+	t_fail "cosy net: the same seed draws the same receivers" "$a vs $b"
+
 # Nobody listening: each message is rejected at delta (reason 0), on time.
 jqs "cosy net: no receiver: reject at delta (50 ms), reason 0" \
 	'.complete == 0 and ([.messages[] | select(.status == "reject" and .reason == 0 and
@@ -57,6 +88,10 @@ expect "cosy net: no answer within --run-ms: exit 1 with the count" 1 "2 of 2 me
 	"$D" cosy send --to 127.0.0.1 --port $PORT -n 2 --run-ms 20
 expect "cosy net: --to must be IPv4" 2 "--to 'host.example' is not an IPv4 address" \
 	"$D" cosy send --to host.example
+expect "cosy net: a receiver named twice refused" 2 "--to names 127.0.0.1 twice" \
+	"$D" cosy send --to 127.0.0.1,127.0.0.2,127.0.0.1
+expect "cosy net: a bad receiver in a list refused" 2 "--to '127.0.0' is not an IPv4 address" \
+	"$D" cosy send --to 127.0.0.1,127.0.0
 expect "cosy net: K above 64 refused" 2 "--k: 65 is above the maximum 64" "$D" cosy send --to 127.0.0.1 -k 65
 expect "cosy net: serve on an address not here" 1 "bind 192.0.2.1:$PORT" \
 	"$D" cosy serve --bind 192.0.2.1 --port $PORT --run-ms 10
