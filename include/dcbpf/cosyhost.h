@@ -323,11 +323,19 @@ DC_INLINE void dc_cosy_host_tick(struct dc_cosy_host *h, __u64 now_ns)
 		struct dc_cosy_smsg *m = &h->msg[i];
 
 		if (m->state == DC_COSY_M_SENDING) {
-			/* packet j leaves at start + j · pkt_ns */
-			while (m->sent_bytes < m->size_bytes &&
-			       now_ns >= m->start_ns + (__u64)(m->sent_bytes / DC_COSY_DATA_BYTES) * pkt_ns) {
+			/* packet j leaves at start + j · pkt_ns, one per tick.  A
+			 * tick later than that by a packet's time or more (the
+			 * caller slept past it) restarts the schedule at now
+			 * instead of catching up: a catch-up burst leaves at line
+			 * rate, not B/K, and the queues downstream would outgrow
+			 * Lemma 3.3's #H·(K−1) packets. */
+			__u64 j = m->sent_bytes / DC_COSY_DATA_BYTES, due = m->start_ns + j * pkt_ns;
+
+			if (m->sent_bytes < m->size_bytes && now_ns >= due) {
 				__u32 n = m->size_bytes - m->sent_bytes;
 
+				if (now_ns - due >= pkt_ns)
+					m->start_ns = now_ns - j * pkt_ns;
 				n = n < DC_COSY_DATA_BYTES ? n : DC_COSY_DATA_BYTES;
 				dc_cosy_host_emit(h, m->dst, DC_COSY_T_DATA, 0, m->slot, m->msg_id, m->seq, 0, 0, n);
 				m->sent_bytes += n;

@@ -12,7 +12,8 @@
  * full is blocking in the network (reject to both ends, the receiver's
  * slot freed); lost data is reported as a failure by the receiver's
  * detector before the sender's δ; an rsvp for nothing is refused along
- * the reservation; the sender's δ timeout when nothing comes back.
+ * the reservation; the sender's δ timeout when nothing comes back; a late
+ * tick sends one packet and restarts the pacing (no burst above B/K).
  */
 #include <stdio.h>
 #include <string.h>
@@ -299,8 +300,40 @@ static void test_timeout_and_stray(void)
 	      "nout %u", net.h[0].nout);
 }
 
+/* A tick that comes late (the caller slept) sends one packet and restarts
+ * the schedule from then: no catch-up burst above B/K. */
+static void test_late_tick(void)
+{
+	static struct dc_cosy_host h;
+	__u64 pkt_ns = dc_cosy_tx_ns(DC_COSY_DATA_BYTES * 4, BW_KBPS), t = 10 * pkt_ns + 7;
+	struct dc_cosy_smsg *m;
+
+	dc_cosy_host_init(&h, 0, 4, BW_KBPS, 1000000000ULL, 0, 1);
+	CHECK_EQ("late tick: submit", dc_cosy_host_submit(&h, 0, 9, 1, 10 * DC_COSY_DATA_BYTES), 0);
+	h.nout = 0;
+	m = dc_cosy_host_msg(&h, 9);
+	m->state = DC_COSY_M_SENDING;	/* as if its rsvp came at 0 with slot 2 */
+	m->slot = 2;
+	m->start_ns = 0;
+	h.send_slots = 1ULL << 2;
+	dc_cosy_host_tick(&h, 0);
+	CHECK_EQ("late tick: on time, packet 0 at 0", h.nout, 1);
+	h.nout = 0;
+	/* 10 packet times later: 9 are due, one leaves */
+	dc_cosy_host_tick(&h, t);
+	CHECK_EQ("late tick: one packet, not the 9 that are due", h.nout, 1);
+	CHECK_EQ("late tick: the next one pkt_ns after it (B/K from now on)", dc_cosy_host_next_ns(&h), t + pkt_ns);
+	h.nout = 0;
+	dc_cosy_host_tick(&h, t + pkt_ns - 1);
+	CHECK_EQ("late tick: nothing before that", h.nout, 0);
+	dc_cosy_host_tick(&h, t + pkt_ns);
+	CHECK_EQ("late tick: then the third", h.nout, 1);
+	CHECK_EQ("late tick: 3 of 10 sent", m->sent_bytes, 3 * DC_COSY_DATA_BYTES);
+}
+
 int main(void)
 {
+	test_late_tick();
 	test_one();
 	test_wait(3000 * US, true);
 	test_wait(100 * US, false);
