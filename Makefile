@@ -240,6 +240,15 @@ exp-slytherin exp-resqueue exp-icon: exp-%: all deps-test
 	BUILD=$(BUILD) OUT=$(OUT)/rezaei-$* tests/exp/rezaei.sh $*
 exp-rezaei: exp-slytherin exp-resqueue exp-icon
 
+# cosy on the leaf-spine fabric ("Building a Partial Communication Synchrony
+# Abstraction on Asynchronous Datacenters", Fig. 4, Thms 3.4, 3.5, Lemma
+# 3.3; docs/results.md): Poisson all-to-all messages, K = 1 (RSVP) .. 16,
+# rising load; JSON + CSV + PNG in $(OUT)/cosy-exp.  SHORT=1 is the form
+# tests/integ/cosy_exp.sh runs.
+.PHONY: exp-cosy
+exp-cosy: all deps-test
+	BUILD=$(BUILD) OUT=$(OUT)/cosy-exp tests/exp/cosy.sh
+
 # Credence against its paper (docs/results.md, "Credence: the gap to the
 # paper"): simulator only, a few minutes on one core; JSON + CSV + PNG in
 # $(OUT)/credence-gap.  SHORT=1 is the seconds-long form tests/loader runs.
