@@ -197,9 +197,9 @@ const struct dc_cmd dc_cosy_cmds[] = {
 		 "is rejected (receiver busy, no virtual link, or nothing back by --delta-ns) or\n"
 		 "fails (the receiver's detector).  Exit 1 when some had no answer by --run-ms.\n"
 		 "The end host is include/dcbpf/cosyhost.h; pacing at B/K is as fine as the\n"
-		 "kernel's timers.  --rate-per-s makes the messages a Poisson process, each\n"
-		 "to one of the --to receivers drawn uniformly (more than 32 in flight:\n"
-		 "refused)." },
+		 "kernel's timers.  --rate-per-s makes the arrivals a Poisson process, each\n"
+		 "message to one of the --to receivers drawn uniformly; while K ask, the\n"
+		 "others wait at the sender (wait_ns)." },
 	{ "serve", dc_cosy_serve_cmd, dc_cosy_serve_opts, sizeof(struct cosy_net_args),
 	  .summary = "receive cosy messages over UDP with K slots, until --count are in",
 	  .doc = "A request waits up to --wait-ns for a free slot (of two random waiting\n"

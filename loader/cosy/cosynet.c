@@ -42,7 +42,8 @@ const struct dc_opt dc_cosy_send_opts[] = {
 	{ "to", 0, DC_OPT_STR, DC_FIELD(NA, to), "IPV4[,IPV4...]",
 	  .help = "the receiver, or several: each message to one of them drawn uniformly", .required = true },
 	{ "rate-per-s", 0, DC_OPT_DOUBLE, DC_FIELD(NA, rate_per_s), "R",
-	  .help = "Poisson arrivals, R messages a second (0: up to K asking at once, one after another)", .def = "0",
+	  .help = "Poisson arrivals, R messages a second, waiting at the sender while K ask (0: the next when one of K is answered)",
+	  .def = "0",
 	  .dmin = 0, .dmax = 1e6 },
 	{ "seed", 0, DC_OPT_U64, DC_FIELD(NA, seed), "N",
 	  .help = "arrivals, receivers drawn and message ids (the seed's low 24 bits lead every id)", .def = "1" },
@@ -211,7 +212,7 @@ int dc_cosy_send_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	__u64 rng = (o->seed * 0x9E3779B97F4A7C15ULL) | 1, next_arr_ns, id_base = (o->seed & 0xffffff) << MSG_N_BITS;
 	bool poisson = o->rate_per_s > 0;
 	__u8 *dst_of;
-	__u64 *sub_of;
+	__u64 *sub_of, *wait_of, arrived = 0;
 	__u32 cursor = 0;
 	char ip[INET_ADDRSTRLEN];
 	int fd, rc;
@@ -223,15 +224,18 @@ int dc_cosy_send_cmd(struct dc_ctx *ctx, int argc, char **argv)
 		return rc;
 	dst_of = calloc(o->count + 1, 1);
 	sub_of = calloc(o->count + 1, sizeof(*sub_of));
-	if (!dst_of || !sub_of) {
+	wait_of = calloc(o->count + 1, sizeof(*wait_of));
+	if (!dst_of || !sub_of || !wait_of) {
 		free(dst_of);
 		free(sub_of);
+		free(wait_of);
 		return dc_fail(ctx, EXIT_ERR, "out of memory for %llu messages", (unsigned long long)o->count);
 	}
 	rc = open_udp(ctx, NULL, 0, &fd);
 	if (rc) {
 		free(dst_of);
 		free(sub_of);
+		free(wait_of);
 		return rc;
 	}
 	start_ns = now_ns();
@@ -247,13 +251,27 @@ int dc_cosy_send_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	while (cursor < o->count && now_ns() < end_ns) {
 		__u64 t = now_ns(), wake;
 
-		/* Poisson: every arrival due is submitted now (more than
-		 * DC_COSY_HOST_MSGS in flight: refused here, a reject the
-		 * network never saw); else up to K asking at once. */
-		while (submitted < o->count && (poisson ? next_arr_ns <= t : submitted - cursor < o->k)) {
-			__u32 dst = p.n > 1 ? 1 + (__u32)(unif(&rng) * p.n) % p.n : 1;
-			__u64 n = submitted + 1;
+		/* Poisson: arrivals join a queue at the sender.  Either way
+		 * at most K ask at once (a sender has K slots, §3.3); the
+		 * rest wait (wait_ns).  The host's table full (K above
+		 * DC_COSY_HOST_MSGS): refused here, a reject the network
+		 * never saw. */
+		while (poisson && arrived < o->count && next_arr_ns <= t) {
+			__u64 n = ++arrived;
 
+			dst_of[n] = (__u8)(p.n > 1 ? 1 + (__u32)(unif(&rng) * p.n) % p.n : 1);
+			sub_of[n] = next_arr_ns - start_ns;
+			next_arr_ns += GAP_NS();
+		}
+		while (submitted < (poisson ? arrived : o->count) && submitted - cursor < o->k) {
+			__u64 n = submitted + 1;
+			__u32 dst = poisson ? dst_of[n] : p.n > 1 ? 1 + (__u32)(unif(&rng) * p.n) % p.n : 1;
+
+			if (!poisson) {
+				dst_of[n] = (__u8)dst;
+				sub_of[n] = t - start_ns;
+			}
+			wait_of[n] = t - start_ns - sub_of[n];
 			if (dc_cosy_host_submit(&h, t, id_base | n, dst, (__u32)o->msg_bytes)) {
 				if (!poisson)
 					break;
@@ -265,20 +283,17 @@ int dc_cosy_send_cmd(struct dc_ctx *ctx, int argc, char **argv)
 					jw_str(&ctx->jw, "to", inet_ntop(AF_INET, &p.a[dst - 1].sin_addr, ip, sizeof(ip)));
 					jw_str(&ctx->jw, "status", "refused");
 					jw_u64(&ctx->jw, "reason", 0);
-					jw_u64(&ctx->jw, "t_ns", t - start_ns);
+					jw_u64(&ctx->jw, "t_ns", sub_of[n]);
+					jw_u64(&ctx->jw, "wait_ns", wait_of[n]);
 					jw_u64(&ctx->jw, "latency_ns", 0);
 					jw_end_obj(&ctx->jw);
 				}
 			}
-			dst_of[n] = (__u8)dst;
-			sub_of[n] = t - start_ns;
 			submitted++;
-			if (poisson)
-				next_arr_ns += GAP_NS();
 		}
 		send_out(fd, &h, &p);
 		wake = dc_min_u64(dc_cosy_host_next_ns(&h), end_ns);
-		if (poisson && submitted < o->count)
+		if (poisson && arrived < o->count)
 			wake = dc_min_u64(wake, next_arr_ns);
 		receive(fd, &h, &p, wake);
 		dc_cosy_host_tick(&h, now_ns());
@@ -307,6 +322,7 @@ int dc_cosy_send_cmd(struct dc_ctx *ctx, int argc, char **argv)
 				jw_str(&ctx->jw, "status", status_name[d->status & 3]);
 				jw_u64(&ctx->jw, "reason", d->reason);
 				jw_u64(&ctx->jw, "t_ns", n ? sub_of[n] : 0);
+				jw_u64(&ctx->jw, "wait_ns", n ? wait_of[n] : 0);
 				jw_u64(&ctx->jw, "latency_ns", d->latency_ns);
 				jw_end_obj(&ctx->jw);
 			} else {
@@ -324,6 +340,7 @@ int dc_cosy_send_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	close(fd);
 	free(dst_of);
 	free(sub_of);
+	free(wait_of);
 	if (ctx->json) {
 		jw_end_arr(&ctx->jw);
 		jw_u64(&ctx->jw, "complete", n_ok);

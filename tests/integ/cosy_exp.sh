@@ -40,7 +40,7 @@ for f in runs.csv messages.csv summary.csv theta.csv summary.json theta.png deli
 	[ -s "$d/$f" ] || miss+=" $f"
 done
 [ -z "$miss" ] && t_pass "cosy-exp: every file written" || t_fail "cosy-exp: every file written" "missing:$miss"
-COLS="size_bytes,k,mode,load,rep,msgs,complete,rejected,reject_no_vl,reject_busy,reject_timeout,refused,failed,unanswered,reject_frac,lat_p50_us,lat_p99_us,lat_max_us,delta_cosy_us,delta_star_us,tx_k_us,frac_late,over_max_us,q_host_pkts,q_hop1_pkts,q_hop2_pkts,q_hop3_pkts,qhat_pkts,qdisc_drops,switch_drops,vls_held,rejects_made,reclaimed,theta_star,f,theta_bound,loadavg_before,loadavg_after,duration_ms"
+COLS="size_bytes,k,mode,load,rep,msgs,complete,rejected,reject_no_vl,reject_busy,reject_timeout,refused,failed,unanswered,reject_frac,lat_p50_us,lat_p99_us,lat_max_us,wait_p99_us,delta_cosy_us,delta_star_us,tx_k_us,frac_late,over_max_us,q_host_pkts,q_hop1_pkts,q_hop2_pkts,q_hop3_pkts,qhat_pkts,qdisc_drops,switch_drops,vls_held,rejects_made,reclaimed,theta_star,f,theta_bound,loadavg_before,loadavg_after,duration_ms"
 [ "$(head -n 1 "$d/runs.csv" 2>/dev/null)" = "$COLS" ] && t_pass "cosy-exp: runs.csv columns" ||
 	t_fail "cosy-exp: runs.csv columns" "$(head -n 1 "$d/runs.csv" 2>&1)"
 
