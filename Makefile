@@ -232,6 +232,18 @@ exp-ptcp-fairness: all deps-test
 exp-ptcp-websearch: all deps-test
 	BUILD=$(BUILD) OUT=$(OUT)/ptcp-websearch tests/exp/ptcp_websearch.sh
 
+# Reconfigurable networks (Addanki's thesis §2.4 Fig. 2.8; Ch. 7-8): PowerTCP,
+# theta-PowerTCP, HPCC and a reTCP-style baseline over a rotor circuit, and
+# Mars / Vermilion schedules against the theorems; docs/results.md.  JSON +
+# CSV + PNG in $(OUT)/rdcn-exp/{ptcp,mars}; SHORT=1 is the form
+# tests/integ/rdcn_exp.sh runs.
+.PHONY: exp-rdcn-ptcp exp-rdcn-mars exp-rdcn
+exp-rdcn-ptcp: all deps-test
+	BUILD=$(BUILD) OUT=$(OUT)/rdcn-exp/ptcp tests/exp/rdcn_ptcp.sh
+exp-rdcn-mars: all deps-test
+	BUILD=$(BUILD) OUT=$(OUT)/rdcn-exp/mars tests/exp/rdcn_mars.sh
+exp-rdcn: exp-rdcn-ptcp exp-rdcn-mars
+
 # Slytherin, ResQueue and ICON against their baselines (Rezaei, PhD thesis
 # UIC 2021, §4.1-§4.3; docs/results.md): one script, one fabric per system,
 # JSON + CSV + PNG in $(OUT)/rezaei-*; SHORT=0 for two loads.

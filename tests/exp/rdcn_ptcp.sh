@@ -26,6 +26,8 @@
 # summary.csv (variant,metric,n,min,median,max), series.csv (variant,t_ms,
 # throughput_mbps,voq_bytes,day: repetition 1, 1 ms bins), days.csv (one
 # row per variant, repetition and day), series.png, tail.png.
+# runs.jsonl keeps what each run measured besides the files (ANALYZE_ONLY=1
+# redoes the analysis and plots from them).
 # Env: CCS, REPS, SECS, FLOWS (4), DELAY_US (2300), BUILD, OUT
 # (out/rdcn-exp/ptcp). Holds /tmp/dcbpf-suite.lock while the fabric is up
 # (unless the caller holds it: DCBPF_SUITE_LOCKED=1).
@@ -56,6 +58,8 @@ die() { echo "rdcn_ptcp: $*" >&2; exit 1; }
 for c in jq gnuplot python3 bpftool; do command -v $c >/dev/null || die "'$c' not found (make deps)"; done
 for t in dcbpf dcbpfd tools/qsample tools/incast tools/delayline; do [ -x "$BUILD/$t" ] || die "$BUILD/$t not built (make)"; done
 mkdir -p "$OUT"
+rc=0
+if [ "${ANALYZE_ONLY:-0}" != 1 ]; then	# else: the analysis of the files a run left in $OUT
 rm -f "$OUT"/*.csv "$OUT"/*.json "$OUT"/*.png "$OUT"/*.plt "$OUT"/*.err "$OUT"/*.ready "$OUT"/*.jsonl
 
 if [ "${DCBPF_SUITE_LOCKED:-}" != 1 ]; then	# else the caller holds it
@@ -155,7 +159,10 @@ for rep in $(seq 1 "$REPS"); do
 	done
 done
 rd_down
+echo "$PING_US" >"$OUT/base_rtt_us"
+fi
 [ -s "$OUT/runs.jsonl" ] || die "no variant could run"
+PING_US=$(cat "$OUT/base_rtt_us")
 
 python3 - "$OUT" "$CIRCUIT_MBPS" "$SRC" "$DST" "$WARM_S" <<'EOF' || rc=1
 import csv, json, sys
@@ -179,7 +186,8 @@ runs, days_rows, series = [], [], []
 for r in map(json.loads, open(out + "/runs.jsonl")):
     tag = "%s-r%d" % (r["variant"], r["rep"])
     q = [tuple(map(int, row[:3])) for row in csv.reader(open(out + "/q-%s.csv" % tag)) if row and row[0].isdigit()]
-    voq = json.load(open(out + "/voq-%s.json" % tag))
+    # its first line (a second one names what failed, e.g. late gate changes)
+    voq = json.loads(open(out + "/voq-%s.json" % tag).readline())
     t_lo, t_hi = r["t_start_ns"] + WARM * 1e9, r["t_end_ns"]
     k0, k1 = int((t_lo - epoch) // slot) + 1, int((t_hi - epoch) // slot)
     days = []
@@ -244,16 +252,16 @@ cols = ["variant", "cc", "rep", "voq_bytes", "days", "util_median", "util_p10", 
         "voq_day_p50_kb", "voq_day_p99_kb", "delay_p50_ms", "delay_p99_ms", "delay_p999_ms", "retrans", "int_filled",
         "open_late_us_p99", "close_late_us_p99", "gate_errors", "loadavg_before", "loadavg_after"]
 with open(out + "/runs.csv", "w") as f:
-    w = csv.writer(f)
+    w = csv.writer(f, lineterminator="\n")
     w.writerow(cols)
     for r in runs:
         w.writerow([("%.4f" % r[c]) if isinstance(r[c], float) else ("" if r[c] is None else r[c]) for c in cols])
 with open(out + "/days.csv", "w") as f:
-    w = csv.writer(f)
+    w = csv.writer(f, lineterminator="\n")
     w.writerow(["variant", "rep", "slot_index", "util", "voq_start_bytes", "voq_p50_bytes", "voq_p99_bytes"])
     w.writerows(days_rows)
 with open(out + "/series.csv", "w") as f:
-    w = csv.writer(f)
+    w = csv.writer(f, lineterminator="\n")
     w.writerow(["variant", "t_ms", "throughput_mbps", "voq_bytes", "day"])
     w.writerows(series)
 metrics = ["util_median", "util_p10", "throughput_mbps", "voq_start_kb_median", "voq_day_p50_kb", "voq_day_p99_kb",
@@ -265,12 +273,12 @@ for v in dict.fromkeys(r["variant"] for r in runs):
         if vals:
             summ.append({"variant": v, "metric": m, "n": len(vals), "min": min(vals), "median": med(vals), "max": max(vals)})
 with open(out + "/summary.csv", "w") as f:
-    w = csv.writer(f)
+    w = csv.writer(f, lineterminator="\n")
     w.writerow(["variant", "metric", "n", "min", "median", "max"])
     for s in summ:
         w.writerow([s["variant"], s["metric"], s["n"]] + [("%.4f" % s[k]) if isinstance(s[k], float) else s[k] for k in ("min", "median", "max")])
 with open(out + "/tail.csv", "w") as f:
-    w = csv.writer(f)
+    w = csv.writer(f, lineterminator="\n")
     w.writerow(["variant", "util_median", "delay_p99_ms_median", "delay_p99_ms_min", "delay_p99_ms_max"])
     for v in dict.fromkeys(r["variant"] for r in runs):
         g = {s["metric"]: s for s in summ if s["variant"] == v}
@@ -296,7 +304,7 @@ jq -n --slurpfile r "$OUT/results.json" --arg short "$SHORT" --argjson reps "$RE
 	          base_rtt_us: $ping, voq_bytes: $vb, retcp_voq_bytes: $rvb, reps: $reps, secs: ($secs | tonumber),
 	          variants: ($ccs | split(" ")), packet_network: false, host: $host},
 	 runs: $r[0].runs, summary: $r[0].summary}' >"$OUT/summary.json" || rc=1
-rm -f "$OUT/results.json" "$OUT/runs.jsonl"
+rm -f "$OUT/results.json"
 
 # ---- plots ---------------------------------------------------------------
 mapfile -t RAN < <(jq -r '[.runs[].variant] | unique | .[]' "$OUT/summary.json")
