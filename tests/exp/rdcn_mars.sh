@@ -19,7 +19,7 @@
 # rates scaled by 100: slot 10 ms, night 1 ms, circuit 100 Mbit/s for
 # 10 Gbit/s, so c·Δ = 125 KB per slot as at 10 Gbit/s and 100 µs.
 #
-#   sudo tests/exp/rdcn_mars.sh                # SHORT=0: both scenarios, REPS 3, SECS 6 (about 4 min)
+#   sudo tests/exp/rdcn_mars.sh                # SHORT=0: both scenarios, REPS 3, SECS 5 (about 2 min)
 #   SHORT=1                                    # the make-check mode: 1 rep, 2 s each
 #   SCENARIOS=mars                             # one of them
 #
@@ -36,7 +36,7 @@ BUILD=${BUILD:-build}
 OUT=$(realpath -m "${OUT:-out/rdcn-exp/mars}")
 SHORT=${SHORT:-0}
 case $SHORT in
-0) REPS=${REPS:-3} SECS=${SECS:-6} ;;
+0) REPS=${REPS:-3} SECS=${SECS:-5} ;;
 1) REPS=${REPS:-1} SECS=${SECS:-2} ;;
 *) echo "rdcn_mars: SHORT is 0 or 1, not '$SHORT'" >&2; exit 2 ;;
 esac

@@ -19,7 +19,7 @@
 # delaying its ACKs so the base RTT is 2.4 ms (a day ≈ 9.4 RTTs, as
 # §2.4's 225 µs day at 24 µs).  FLOWS connections from ToR 0 to the host.
 #
-#   sudo tests/exp/rdcn_ptcp.sh           # SHORT=0: every variant, REPS 3, SECS 4 (about 3 min)
+#   sudo tests/exp/rdcn_ptcp.sh           # SHORT=0: every variant, REPS 3, SECS 3 (about 2 min)
 #   SHORT=1                               # the make-check mode: powertcp and retcp, 1 rep, 1.5 s
 #
 # Writes $OUT/summary.json, runs.csv (one row per variant and repetition),
@@ -39,7 +39,7 @@ OUT=$(realpath -m "${OUT:-out/rdcn-exp/ptcp}")
 SHORT=${SHORT:-0}
 ALL="powertcp theta_powertcp hpcc retcp cubic"
 case $SHORT in
-0) CCS=${CCS:-$ALL} REPS=${REPS:-3} SECS=${SECS:-4} ;;
+0) CCS=${CCS:-$ALL} REPS=${REPS:-3} SECS=${SECS:-3} ;;
 1) CCS=${CCS:-powertcp retcp} REPS=${REPS:-1} SECS=${SECS:-1.5} ;;
 *) echo "rdcn_ptcp: SHORT is 0 or 1, not '$SHORT'" >&2; exit 2 ;;
 esac
