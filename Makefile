@@ -252,6 +252,14 @@ exp-slytherin exp-resqueue exp-icon: exp-%: all deps-test
 	BUILD=$(BUILD) OUT=$(OUT)/rezaei-$* tests/exp/rezaei.sh $*
 exp-rezaei: exp-slytherin exp-resqueue exp-icon
 
+# s-PERC* against DCTCP and PowerTCP on the leaf-spine (Jose, PhD thesis
+# Stanford 2019, §4.3.1, §4.3.3, Table 4.2; docs/results.md): churn,
+# incast onto a long flow, dropped control packets; one fabric and lock hold
+# per part, JSON + CSV + PNG in $(OUT)/perc-exp; SHORT=1 is make check's.
+.PHONY: exp-perc
+exp-perc: all deps-test
+	BUILD=$(BUILD) OUT=$(OUT)/perc-exp tests/exp/perc_fabric.sh
+
 # cosy on the leaf-spine fabric ("Building a Partial Communication Synchrony
 # Abstraction on Asynchronous Datacenters", Fig. 4, Thms 3.4, 3.5, Lemma
 # 3.3; docs/results.md): Poisson all-to-all messages, K = 1 (RSVP) .. 16,
