@@ -53,18 +53,24 @@ dcbpfd_start() {
 
 dcbpfd_stop() {
 	local i
-	[ -n "$DCBPFD_PID" ] || return 0
-	kill -TERM "$DCBPFD_PID" 2>/dev/null
-	for i in $(seq 1 50); do
-		kill -0 "$DCBPFD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$DCBPFD_PID" 2>/dev/null
-	wait "$DCBPFD_PID" 2>/dev/null
-	DCBPFD_PID=""
+	# (a test that stopped the daemon itself clears DCBPFD_PID: its files
+	# still go)
+	if [ -n "$DCBPFD_PID" ]; then
+		kill -TERM "$DCBPFD_PID" 2>/dev/null
+		for i in $(seq 1 50); do
+			kill -0 "$DCBPFD_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$DCBPFD_PID" 2>/dev/null
+		wait "$DCBPFD_PID" 2>/dev/null
+		DCBPFD_PID=""
+	fi
 	# A daemon that died without cleaning up must not leave pins behind.
-	[ -n "$DCBPFD_PIN" ] && [ -d "$DCBPFD_PIN" ] && rm -rf "$DCBPFD_PIN"
+	[ -n "${DCBPFD_PIN:-}" ] && [ -d "$DCBPFD_PIN" ] && rm -rf "$DCBPFD_PIN"
 	# the config, its log and lock, and every file a test named after it
-	rm -f "$DCBPFD_CONF" "${DCBPFD_CONF%.conf}".*
+	case ${DCBPFD_CONF:-} in
+	/tmp/dcbpfd-*.conf) rm -f "$DCBPFD_CONF" "${DCBPFD_CONF%.conf}".* ;;
+	esac
+	DCBPFD_CONF=""
 	return 0
 }
