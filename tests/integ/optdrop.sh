@@ -9,6 +9,8 @@
 # destination with give-up (int dst add --giveup-ms) stops tagging flows
 # whose probes get no echo: the flows move data on the θ law, and the
 # counters say so (src_gave_up, src_int_off, theta_fallback).
+# host-suite: the give-up and its echo are proven on 6.1 by prog/test_int_prog, the CCs'
+# INT and θ paths by integ/cc.sh and integ/int.sh; this adds a router and long flows.
 # shellcheck shell=bash
 source "$(dirname "$0")/../lib/test.sh"
 source tests/lib/fabric.sh

@@ -10,6 +10,8 @@
 # per-queue lengths follow each HTB leaf's backlog (tc -s class); bpftool
 # names the per-queue record's fields; a live switch to an algorithm
 # without per-queue state is refused, the old one kept.
+# host-suite: the programs' 6.1 proof is prog/test_sw_queues (per-queue XDP decisions) and
+# prog/test_sw_modes (dc_sw_prio's leaf); this adds HTB under traffic.
 # shellcheck shell=bash
 source "$(dirname "$0")/../lib/test.sh"
 source tests/lib/fabric.sh
