@@ -14,8 +14,8 @@
 #           and within 10 % for 100 ms, and the time until the
 #           bottleneck queue is back under the ECN threshold
 #   drop    §4.3.3 (robustness to dropped control packets): the churn's
-#           four flows steady, then every switch port drops control
-#           packets with probability P for DROP_S; the time from the last
+#           four flows steady, then every switch port goes dark to control
+#           packets D % of the time for DROP_S; the time from the last
 #           drop until every allocation is exactly the max-min rate
 #           again (dcbpf perc status) and until every rate is within 10 %
 #
@@ -24,8 +24,8 @@
 # not symmetric), every link (host links too) a TBF at RATE Mbit/s; on it
 # tests/lib/ccfab.sh's switches (ECN above K for DCTCP, INT for PowerTCP)
 # and dcbpfd (powertcp, dctcp, perc), and on every port the s-PERC* link
-# program (dcbpf perc attach, capacity 94 % of the rate: 4 % for control
-# and 2 % headroom, the thesis' settings) with a control loop on every
+# program (dcbpf perc attach, capacity CAP_PCT of the rate, below) with a
+# control loop on every
 # host (dcbpf perc host).  One flow per sender host: a flow's rate is its
 # host's TBF's sent bytes, sampled every 5 ms by tests/tools/qsample (on
 # the wire: headers and INT bytes counted, as the max-min rates of the
@@ -43,7 +43,8 @@
 # Env: SHORT (0|1), REPS, RATE (Mbit/s, 200), BUF (switch buffer, bytes),
 # CCFAB_ECN_K (DCTCP's K, 20000), VARIANTS (s-perc-star dctcp powertcp),
 # KS (incast sizes), DROPS (per switch port, % of the time dark to control),
-# STEP_S (churn phase), BUILD, OUT.  Holds /tmp/dcbpf-suite.lock while a
+# STEP_S (churn phase), CAP_PCT (85), ROUND_US (10000), BUILD, OUT.  Holds
+# /tmp/dcbpf-suite.lock while a
 # fabric is up (one part at a time) unless DCBPF_SUITE_LOCKED=1.
 # shellcheck shell=bash
 # SC2317: functions run from traps.  SC2015: "A && B || fail" is meant.
@@ -65,12 +66,16 @@ BUILD=${BUILD:-build}
 OUT=$(realpath -m "${OUT:-out/perc-exp}")
 RATE=${RATE:-200} BUF=${BUF:-300000}
 export CCFAB_ECN_K=${CCFAB_ECN_K:-20000}
-# data capacity of a link: 4 % control and 2 % headroom (thesis §4.1, Fig.
-# 4.1), 4 % more for what the allocation does not count on the wire: TCP
+# data capacity of a link: the thesis' 2 % headroom (§4.1, Fig. 4.1); the
+# control packets (11 flows' 106-byte packets every 1 ms are 4.7 % of 200
+# Mbit/s); and 6 % for what an allocation does not count on the wire: TCP
 # paces a GSO burst by its length with one header (a 1448-byte segment is
-# 1500 on the wire: 3.6 %) and INT adds its option after the stack
-CAP_PCT=90
-ROUND=5000 IVAL=1000 RTO=20000	# as tests/integ/perc.sh: round > interval + control RTT + loop delay
+# 1500 on the wire: 3.6 %) and INT adds its option after the stack.  At 90 %
+# an incast of 10 kept the queue full (docs/results.md).
+CAP_PCT=${CAP_PCT:-85}
+# round > interval + control RTT + the loops' scheduling delay on a loaded
+# 2-core machine (docs/perc.md); twice tests/integ/perc.sh's
+ROUND=${ROUND_US:-10000} IVAL=1000 RTO=20000
 if [ "$SHORT" = 1 ]; then
 	REPS=${REPS:-1} VARIANTS=${VARIANTS:-s-perc-star dctcp} KS=${KS:-2} DROPS=${DROPS:-5}
 	STEP_S=${STEP_S:-1} H=3 NCHURN=2
@@ -338,7 +343,7 @@ CH_SRC=(0 1 2 $((H + 2))) CH_DST=("$H" "$H" $((H + 1)) $((H + 1)))
 
 # ---- churn: join one every STEP_S, leave last in first out ---------------------
 part_churn() {
-	local rep v n k mm specs=()
+	local rep v k specs=()
 	for ((k = 0; k < NCHURN; k++)); do specs+=("F$k:${CH_SRC[k]}:${CH_DST[k]}"); done
 	# every phase's flow set: F0..Fk
 	MM=$(for ((k = 1; k <= NCHURN; k++)); do

@@ -53,7 +53,7 @@ done
 	t_pass "perc_exp: flows.csv columns" || t_fail "perc_exp: flows.csv columns" "$(head -n 1 "$d/flows.csv" 2>&1)"
 S=$d/summary.json
 jqv "perc_exp: summary.json: schema, the parts' parameters, 5 trials" "$(cat "$S" 2>/dev/null)" \
-	'.schema == "dcbpf-perc-exp/1" and .params.churn.cap_pct == 90 and .params.incast.rate_mbit > 0 and
+	'.schema == "dcbpf-perc-exp/1" and .params.churn.cap_pct == 85 and .params.incast.rate_mbit > 0 and
 	 (.trials | length) == 5'
 # churn: two flows -> events join F0, join F1, leave F1 (the last leave ends the run)
 jqv "perc_exp: churn: both variants saw the join and the leave, each flow measured against max-min" \
