@@ -76,10 +76,7 @@ for b in "$DCBPF" "$SW" "$QS"; do
 	[ -x "$b" ] || { echo "cosy-exp: $b not built (make)" >&2; exit 1; }
 done
 DCBPF=$(realpath "$DCBPF") SW=$(realpath "$SW") QS=$(realpath "$QS")
-if [ "${DCBPF_SUITE_LOCKED:-}" != 1 ]; then	# else the caller holds it
-	exec {lock}>>/tmp/dcbpf-suite.lock
-	flock "$lock"
-fi
+source tests/lib/suitelock.sh && suite_lock_take
 source tests/lib/fabric.sh
 # the first repetition starts over; later ones (REP_FIRST > 1) add to OUT
 [ "$REP_FIRST" = 1 ] && rm -rf "$OUT/runs" "$OUT/fail"

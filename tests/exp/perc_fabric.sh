@@ -113,10 +113,7 @@ if [ "$PART" != run ]; then
 fi
 PARTS=${PARTS:-$PART}
 
-if [ "${DCBPF_SUITE_LOCKED:-}" != 1 ]; then	# else the caller holds it
-	exec {lock}>>/tmp/dcbpf-suite.lock
-	flock "$lock"
-fi
+source tests/lib/suitelock.sh && suite_lock_take
 source tests/lib/fabric.sh
 source tests/lib/dcbpfd.sh
 source tests/lib/ccfab.sh

@@ -53,10 +53,7 @@ for c in iperf3 jq gnuplot; do command -v $c >/dev/null || die "'$c' not found (
 mkdir -p "$OUT"
 rm -f "$OUT"/*.csv "$OUT"/*.json "$OUT"/*.png "$OUT"/*.plt "$OUT"/*.jsonl "$OUT"/*.log
 
-if [ "${DCBPF_SUITE_LOCKED:-}" != 1 ]; then	# else the caller holds it
-	exec {lock}>>/tmp/dcbpf-suite.lock
-	flock "$lock"
-fi
+source tests/lib/suitelock.sh && suite_lock_take
 source tests/lib/fabric.sh
 source tests/lib/dcbpfd.sh
 source tests/lib/ccfab.sh

@@ -53,10 +53,7 @@ for d in $DEGREES; do [ $((d % SWEEP_NS)) = 0 ] || die "DEGREES must be multiple
 mkdir -p "$OUT"
 rm -f "$OUT"/*.csv "$OUT"/*.json "$OUT"/*.png "$OUT"/*.plt "$OUT"/*.jsonl
 
-if [ "${DCBPF_SUITE_LOCKED:-}" != 1 ]; then	# else the caller holds it
-	exec {lock}>>/tmp/dcbpf-suite.lock
-	flock "$lock"
-fi
+source tests/lib/suitelock.sh && suite_lock_take
 source tests/lib/fabric.sh
 source tests/lib/dcbpfd.sh
 source tests/lib/ccfab.sh

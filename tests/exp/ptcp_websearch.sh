@@ -72,10 +72,7 @@ for t in workload qsample; do [ -x "$BUILD/tools/$t" ] || die "$BUILD/tools/$t n
 mkdir -p "$OUT"
 rm -rf "$OUT"/load* "$OUT"/burst-* "$OUT"/*.csv "$OUT"/*.json "$OUT"/*.png
 
-if [ "${DCBPF_SUITE_LOCKED:-}" != 1 ]; then
-	exec {lock}>>/tmp/dcbpf-suite.lock
-	flock "$lock"
-fi
+source tests/lib/suitelock.sh && suite_lock_take
 source tests/lib/fabric.sh
 source tests/lib/dcbpfd.sh
 source tests/lib/ccfab.sh

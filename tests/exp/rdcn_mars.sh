@@ -71,10 +71,7 @@ PERM9="4 5 6 7 8 0 1 2 3"
 PAIRS4="1 0 3 2"
 
 PIN=/sys/fs/bpf/dcbpf-rdmars-$$
-if [ "${DCBPF_SUITE_LOCKED:-}" != 1 ]; then	# else the caller holds it
-	exec {lock}>>/tmp/dcbpf-suite.lock
-	flock "$lock"
-fi
+source tests/lib/suitelock.sh && suite_lock_take
 : >"$OUT/runs.jsonl"
 rc=0 port=6300
 source tests/lib/fabric.sh

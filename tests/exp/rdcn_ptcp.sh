@@ -62,10 +62,7 @@ rc=0
 if [ "${ANALYZE_ONLY:-0}" != 1 ]; then	# else: the analysis of the files a run left in $OUT
 rm -f "$OUT"/*.csv "$OUT"/*.json "$OUT"/*.png "$OUT"/*.plt "$OUT"/*.err "$OUT"/*.ready "$OUT"/*.jsonl
 
-if [ "${DCBPF_SUITE_LOCKED:-}" != 1 ]; then	# else the caller holds it
-	exec {lock}>>/tmp/dcbpf-suite.lock
-	flock "$lock"
-fi
+source tests/lib/suitelock.sh && suite_lock_take
 source tests/lib/fabric.sh
 source tests/lib/dcbpfd.sh
 source tests/lib/rdcnfab.sh

@@ -79,10 +79,7 @@ for c in jq python3 gnuplot; do
 	command -v $c >/dev/null || { echo "rezaei: '$c' missing (make deps)" >&2; exit 1; }
 done
 [ -x "$DCBPF" ] || { echo "rezaei: $DCBPF not built (make)" >&2; exit 1; }
-if [ "${DCBPF_SUITE_LOCKED:-}" != 1 ]; then	# else the caller holds it
-	exec {lock}>>/tmp/dcbpf-suite.lock
-	flock "$lock"
-fi
+source tests/lib/suitelock.sh && suite_lock_take
 source tests/lib/fabric.sh
 source tests/lib/dctcp.sh
 source tests/lib/workload.sh

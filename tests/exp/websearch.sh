@@ -37,10 +37,7 @@ CCS=${CCS:-cubic dctcp}
 INCAST=${INCAST:-}
 export BUILD
 [ "$(id -u)" = 0 ] || { echo "websearch: needs root (network namespaces)" >&2; exit 1; }
-if [ "${DCBPF_SUITE_LOCKED:-}" != 1 ]; then	# else the caller holds it
-	exec {lock}>>/tmp/dcbpf-suite.lock
-	flock "$lock"
-fi
+source tests/lib/suitelock.sh && suite_lock_take
 source tests/lib/fabric.sh
 source tests/lib/dctcp.sh
 source tests/lib/workload.sh
