@@ -204,5 +204,22 @@ const struct dc_cmd dc_cosy_cmds[] = {
 	  .summary = "receive cosy messages over UDP with K slots, until --count are in",
 	  .doc = "A request waits up to --wait-ns for a free slot (of two random waiting\n"
 		 "requests the older gets it), then is rejected as busy." },
+	{ "attach", dc_cosy_attach_cmd, dc_cosy_attach_opts, sizeof(struct dc_cosy_attach_args),
+	  .flags = DC_CMD_F_ROOT,
+	  .summary = "the switch program at TC ingress of a namespace's ports, its VL book configured",
+	  .doc = "Each --port is IF,PEER_MAC,HOST[,HOST...]: the hosts a shortest path reaches\n"
+		 "through IF; a host listed with several ports has them all as candidates (a\n"
+		 "leaf's uplinks toward another leaf's hosts).  Everything is checked before\n"
+		 "anything is written; a refused attach leaves nothing attached or pinned.\n"
+		 "Attached already: refused (detach first).  --ctrl-mbit puts the control\n"
+		 "packets in a strict-priority HTB class.  Pins: PIN_DIR/cosy/NS." },
+	{ "detach", dc_cosy_detach_cmd, dc_cosy_ns_opts, sizeof(struct dc_cosy_ns_args),
+	  .flags = DC_CMD_F_ROOT,
+	  .summary = "the switch program off every port of a namespace, its HTB roots and pins removed" },
+	{ "status", dc_cosy_status_cmd, dc_cosy_ns_opts, sizeof(struct dc_cosy_ns_args),
+	  .flags = DC_CMD_F_ROOT,
+	  .summary = "per port the VLs held (bitmap) and counters; routes; the switch's counters and drops",
+	  .doc = "A VL counts as held while reserved and not expired (an expired one is free:\n"
+		 "the next rsvp takes it over)." },
 	{ NULL },
 };

@@ -22,6 +22,22 @@ extern const struct dc_opt dc_cosy_send_opts[], dc_cosy_serve_opts[];
 int dc_cosy_send_cmd(struct dc_ctx *ctx, int argc, char **argv);
 int dc_cosy_serve_cmd(struct dc_ctx *ctx, int argc, char **argv);
 
+/* `dcbpf cosy attach`, `detach`, `status` (cosyattach.c): the switch program
+ * on the ports of a namespace, pinned under PIN_DIR/cosy/NS. */
+struct dc_cosy_attach_args {
+	const char *netns;
+	struct dc_opt_list ports;	/* IF,PEER_MAC,HOST[,HOST...] */
+	__u64 k, expiry_ns, switch_id, ctrl_mbit;
+	bool rsvp;
+};
+struct dc_cosy_ns_args {
+	const char *netns;
+};
+extern const struct dc_opt dc_cosy_attach_opts[], dc_cosy_ns_opts[];
+int dc_cosy_attach_cmd(struct dc_ctx *ctx, int argc, char **argv);
+int dc_cosy_detach_cmd(struct dc_ctx *ctx, int argc, char **argv);
+int dc_cosy_status_cmd(struct dc_ctx *ctx, int argc, char **argv);
+
 #define DC_COSY_CMD \
 	{ "cosy", .sub = dc_cosy_cmds, .summary = "cosy bounded-delay messages: bounds, send and serve over UDP (docs/cosy.md)" }
 
