@@ -78,6 +78,10 @@ const char *sw_queues_refuse(__u32 nqueues, __u32 alg);
  * switch without them: why not; NULL if it may run. */
 const char *sw_mode_refuse(__u32 nqueues, __u32 mode);
 const char *sw_pmode_name(__u32 mode);
+/* Reverie and SONiC need a root qdisc that queues on every port (their
+ * departures are its dequeues): NULL if IFNAME's does, else why not
+ * (swup.c, through tc(8) in NETNS). */
+const char *sw_port_queue_refuse(const char *netns, const char *ifname, char *why, size_t len);
 /* The name rule of a switch (pin directory name, dc_sw_meta.name). */
 bool sw_valid_name(const char *n);
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 
 #include "sw/swint.h"
 
@@ -39,7 +40,7 @@ int dc_sw_set(const char *pin_dir, bool json, struct jw *j, int argc, char **arg
 	      struct dc_err *err)
 {
 	struct dc_sw_cfg probe, cur, want;
-	char buf[256], prefix[32], rvwhy[160], *name, *key;
+	char buf[256], prefix[32], rvwhy[160], qwhy[512], *name, *key;
 	struct dc_err first = { 0 };
 	int i, k, bad = 0;
 	bool done[64] = { false };
@@ -83,6 +84,8 @@ int dc_sw_set(const char *pin_dir, bool json, struct jw *j, int argc, char **arg
 		/* the switch's assignments in order, as below: an algorithm its
 		 * queues cannot run is refused before anything is written */
 		if (!sw_read_cfg(&s, &meta, &want)) {
+			__u32 was = want.alg;
+
 			for (k = 0; k < argc; k++) {
 				char b2[256], *n2, *k2;
 				struct dc_err e;
@@ -103,6 +106,26 @@ int dc_sw_set(const char *pin_dir, bool json, struct jw *j, int argc, char **arg
 				sw_close(&s);
 				return dc_err_set(err, EXIT_USAGE, "switch %s: %s; nothing changed", name,
 						  no);
+			}
+			/* into Reverie or SONiC: every port's root qdisc must
+			 * queue (swup.c, sw_port_queue_refuse) */
+			no = NULL;
+			if (want.alg != was && meta.nqueues <= 1 &&
+			    (want.alg == DC_ALG_REVERIE || want.alg == DC_ALG_SONIC)) {
+				__u32 pi;
+
+				for (pi = 0; !no && pi < meta.nports && pi < DC_SW_PORTS_MAX; pi++) {
+					struct dc_sw_port sp;
+
+					if (!bpf_map_lookup_elem(s.port, &pi, &sp) && sp.rate_mbps)
+						no = sw_port_queue_refuse(meta.netns, sp.ifname, qwhy,
+									  sizeof(qwhy));
+				}
+			}
+			if (no) {
+				sw_close(&s);
+				return dc_err_set(err, EXIT_USAGE, "sw.%s.alg=%s: %s; nothing changed", name,
+						  sw_alg_name(want.alg), no);
 			}
 			no = sw_mode_refuse(meta.nqueues, want.prio_mode);
 			if (no) {

@@ -98,6 +98,43 @@ static int run_tc(const char *netns, char *const *args, char *why, size_t whylen
 	return -1;
 }
 
+/*
+ * Reverie and SONiC count a packet out when the egress port's root qdisc
+ * dequeues it (the tracker's tp_btf/qdisc_dequeue).  A port whose root
+ * never queues — veth's noqueue — or bypasses itself while empty (the
+ * FIFOs and pfifo_fast, TCQ_F_CAN_BYPASS; mq, whose children are
+ * pfifo_fast) hands packets to the device with no dequeue event, so what
+ * XDP admitted toward it would stay in the pools until the buffer next
+ * empties (docs/admission.md, "Ports need a queue").  NULL: the root
+ * queues; else why not, in why.
+ */
+const char *sw_port_queue_refuse(const char *netns, const char *ifname, char *why, size_t len)
+{
+	static const char *const bad[] = { "noqueue", "pfifo_fast", "pfifo", "bfifo",
+					   "pfifo_head_drop", "mq" };
+	char *a[] = { "qdisc", "show", "dev", (char *)ifname, "root", NULL };
+	char out[400], kind[32];
+	size_t i;
+
+	if (run_tc(netns, a, out, sizeof(out)))
+		return snprintf(why, len, "port %s (netns %s): reading its root qdisc failed: %s",
+				ifname, netns, out), why;
+	/* "qdisc KIND HANDLE: root ..."; no line at all is a device without
+	 * a qdisc, i.e. noqueue */
+	if (sscanf(out, "qdisc %31s", kind) != 1)
+		snprintf(kind, sizeof(kind), "noqueue");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (!strcmp(kind, bad[i]))
+			break;
+	if (i == sizeof(bad) / sizeof(bad[0]))
+		return NULL;
+	snprintf(why, len,
+		 "port %s (netns %s): root qdisc %s %s: no dequeue to count a packet out of the pools; give it a TBF or HTB root (tc qdisc replace dev %s root tbf ...) or use --queues N",
+		 ifname, netns, kind, strcmp(kind, "noqueue") ? "bypasses itself while empty" : "does not queue",
+		 ifname);
+	return why;
+}
+
 /* bfifo limit of each leaf: far above any shared buffer the switch takes
  * (B < 2^31), so admission is the only dropper, and finite. */
 #define SW_LEAF_LIMIT_BYTES "64000000"
@@ -272,6 +309,11 @@ int sw_cmd_up(struct dc_ctx *ctx, int argc, char **argv)
 
 		if (dc_ifindex(netns, ifs[i], &ifx, why, sizeof(why)))
 			return dc_fail(ctx, EXIT_ERR, "switch %s: %s", name, why);
+		/* with --queues the port gets its HTB below */
+		if ((cfg.alg == DC_ALG_REVERIE || cfg.alg == DC_ALG_SONIC) && a->queues <= 1 &&
+		    sw_port_queue_refuse(netns, ifs[i], why, sizeof(why)))
+			return dc_fail(ctx, EXIT_USAGE, "switch %s not started: alg=%s: %s", name,
+				       sw_alg_name(cfg.alg), why);
 	}
 	if (sw_dir(pin_dir, name, dir, sizeof(dir)) ||
 	    dc_pin_dir(sw_root, sizeof(sw_root), pin_dir, DC_PIN_SW_BASE, NULL))
