@@ -297,7 +297,7 @@ soak: all deps-test
 # netns lock, then the summary, table and plot in $(OUT)/ethereal.
 # Resumable: finished runs are kept (FRESH=1 starts over).
 ETH_RATES ?= 1000
-ETH_CCS   ?= dctcp powertcp
+ETH_CCS   ?= dctcp powertcp powertcp-int
 ETH_SEEDS ?= 10
 ETH_SEEDS_PER ?= 5
 ethereal-results: all deps-test

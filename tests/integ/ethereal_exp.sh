@@ -1,0 +1,72 @@
+# host-suite: the short mode of tests/exp/ethereal with CC=powertcp-int
+# (PowerTCP on INT across Ethereal's leaf–spine); its kernel paths are proven
+# on 6.1 by their own fixtures and integration tests: the tag and INT in one
+# option (prog/test_ethereal_prog "eth+int"), the leaf's steering
+# (prog/test_eth_leaf_prog), the transit hop and PowerTCP's INT law
+# (prog/test_int_prog, integ/int.sh), Ethereal with INT's host programs on
+# the fabric (integ/ethereal.sh).
+#
+# Integration: one seed of the 256 KiB 4-channel Ring in every host mode
+# (ecmp, ethereal, spray) on the 2 × 4 leaf–spine with admission switches,
+# INT transit on every leaf and spine port and INT on every host.  Asserts
+# that both work in the same packets: every run completed; PowerTCP ran its
+# INT law (most ACKs on INT; the leaves filled twice the slots the spines
+# did: leaf, spine, leaf; no slot overflow); in ethereal and spray mode the hosts grew Ethereal's tag into
+# the INT option (src_tag_grown) and the leaves steered by it over more
+# than one uplink; in ecmp mode nothing was tagged.  A bad CC is refused.
+# shellcheck shell=bash
+# shellcheck disable=SC2015
+source "$(dirname "$0")/../lib/test.sh"
+t_need_root "ethereal_exp"
+LOG="$OUT/ethereal_exp"
+rm -rf "$LOG"
+mkdir -p "$LOG"
+
+out=$(CC=cubic OUT="$LOG/bad" tests/exp/ethereal 2>&1)
+rc=$?
+[ $rc = 2 ] && grep -q "CC is dctcp, powertcp or powertcp-int, not 'cubic'" <<<"$out" && [ ! -e "$LOG/bad" ] &&
+	t_pass "ethereal exp: an unknown CC refused (exit 2, nothing written)" ||
+	t_fail "ethereal exp: an unknown CC refused" "exit $rc: $out"
+
+if grep -qwE 'powertcp|theta_powertcp|hpcc|timely' /proc/sys/net/ipv4/tcp_available_congestion_control; then
+	t_skip "ethereal exp: powertcp-int" "another dcbpfd has the PowerTCP names registered"
+	exit 0
+fi
+
+t0=$(date +%s)
+SHORT=1 CC=powertcp-int OUT="$LOG/run" tests/exp/ethereal >"$LOG/run.log" 2>&1
+rc=$?
+[ $rc = 0 ] && t_pass "ethereal exp: SHORT=1 CC=powertcp-int ran (exit 0, $(($(date +%s) - t0)) s)" ||
+	t_fail "ethereal exp: SHORT=1 CC=powertcp-int ran" "exit $rc: $(tail -n 5 "$LOG/run.log" | tr '\n' ' ')"
+R=$LOG/run/runs.jsonl
+row() { jq -c --arg m "$1" 'select(.mode == $m)' "$R" 2>/dev/null; }
+
+n=$(jq -s 'map(select(.cc == "powertcp-int" and .pattern == "ring4" and .completion_ms > 0)) | length' "$R" 2>/dev/null)
+[ "$n" = 3 ] && t_pass "ethereal exp: a completed Ring per mode, recorded as powertcp-int" ||
+	t_fail "ethereal exp: a completed Ring per mode" "$n rows: $(cat "$R" 2>&1)"
+
+for m in ecmp ethereal spray; do
+	r=$(row $m)
+	# PowerTCP's first ACKs of a flow come before any echo (θ law); the
+	# rest must find fresh telemetry.
+	echo "$r" | jq -e '.int.int_acks > 2 * .int.theta_acks and .int.int_acks > 100' >/dev/null &&
+		t_pass "ethereal exp $m: PowerTCP on its INT law ($(echo "$r" | jq -r '"\(.int.int_acks) ACKs on INT, \(.int.theta_acks) on θ"'))" ||
+		t_fail "ethereal exp $m: PowerTCP on its INT law" "$(echo "$r" | jq -c .int)"
+	# A data segment crosses two leaves and one spine, each fills a slot;
+	# ACKs carry echoes, which no switch fills.
+	echo "$r" | jq -e '.int.transit_filled_spines > 100 and .int.transit_overflow == 0 and .int.echo_rx > 0 and
+		(.int.transit_filled_leaves / .int.transit_filled_spines) >= 1.8 and
+		(.int.transit_filled_leaves / .int.transit_filled_spines) <= 2.2' >/dev/null &&
+		t_pass "ethereal exp $m: slots filled at leaf, spine and leaf ($(echo "$r" | jq -r '"\(.int.transit_filled_leaves) at leaves, \(.int.transit_filled_spines) at spines"')), no overflow" ||
+		t_fail "ethereal exp $m: slots filled at leaf, spine and leaf" "$(echo "$r" | jq -c .int)"
+done
+for m in ethereal spray; do
+	r=$(row $m)
+	echo "$r" | jq -e '.int.src_tag_grown > 0 and .eth.steered > 0 and ([.eth.uplink_pkts[] | select(. > 0)] | length) >= 2' >/dev/null &&
+		t_pass "ethereal exp $m: the tag rode in the INT option and steered over $(echo "$r" | jq '[.eth.uplink_pkts[] | select(. > 0)] | length') uplinks" ||
+		t_fail "ethereal exp $m: tag in the INT option, steered" "$(echo "$r" | jq -c '{int, eth}')"
+done
+r=$(row ecmp)
+echo "$r" | jq -e '.int.src_tag_grown == 0 and .eth.steered == 0' >/dev/null &&
+	t_pass "ethereal exp ecmp: nothing tagged or steered" ||
+	t_fail "ethereal exp ecmp: nothing tagged or steered" "$(echo "$r" | jq -c '{int, eth}')"
