@@ -251,13 +251,13 @@ exp-rdcn-mars: all deps-test
 	BUILD=$(BUILD) OUT=$(OUT)/rdcn-exp/mars tests/exp/rdcn_mars.sh
 exp-rdcn: exp-rdcn-ptcp exp-rdcn-mars
 
-# Slytherin, ResQueue and ICON against their baselines (Rezaei, PhD thesis
-# UIC 2021, §4.1-§4.3; docs/results.md): one script, one fabric per system,
-# JSON + CSV + PNG in $(OUT)/rezaei-*; SHORT=0 for two loads.
-.PHONY: exp-slytherin exp-resqueue exp-icon exp-rezaei
-exp-slytherin exp-resqueue exp-icon: exp-%: all deps-test
+# Slytherin, ResQueue, ICON and SmartBuf against their baselines (Rezaei,
+# PhD thesis UIC 2021, §4.1-§4.3, §4.5; docs/results.md): one script, one
+# fabric per system, JSON + CSV + PNG in $(OUT)/rezaei-*; SHORT=0 for two loads.
+.PHONY: exp-slytherin exp-resqueue exp-icon exp-smartbuf exp-rezaei
+exp-slytherin exp-resqueue exp-icon exp-smartbuf: exp-%: all deps-test
 	BUILD=$(BUILD) OUT=$(OUT)/rezaei-$* tests/exp/rezaei.sh $*
-exp-rezaei: exp-slytherin exp-resqueue exp-icon
+exp-rezaei: exp-slytherin exp-resqueue exp-icon exp-smartbuf
 
 # s-PERC* against DCTCP and PowerTCP on the leaf-spine (Jose, PhD thesis
 # Stanford 2019, §4.3.1, §4.3.3, Table 4.2; docs/results.md): churn,
@@ -425,10 +425,6 @@ $(BUILD)/prog/test_rdcn_prog: tests/prog/test_rdcn_prog.c $(BUILD)/rd_sched.skel
 	$(CC) $(CFLAGS) -Itests/lib -iquote loader -o $@ $< $(RDCN_PROG_SRCS) $(LDLIBS_BPF) -lm
 # make bench: the cost per packet of the schedule lookup, on the same object.
 $(BUILD)/bench/rdcn_prog: $(BUILD)/rd_sched.skel.h $(BUILD)/rdcn.skel.h
-
-# ---- cosy (bpf/cosy.bpf.c, loader/cosy/) -----------------------------------------
-# The fabric tests' switch loads the program from its skeleton.
-$(BUILD)/tools/cosysw: $(BUILD)/cosy.skel.h
 
 # ---- fuzzing (libFuzzer; tests/fuzz/*.c) ---------------------------------------
 # `make fuzz` builds the harnesses with clang's libFuzzer and sanitizers
