@@ -426,10 +426,6 @@ $(BUILD)/prog/test_rdcn_prog: tests/prog/test_rdcn_prog.c $(BUILD)/rd_sched.skel
 # make bench: the cost per packet of the schedule lookup, on the same object.
 $(BUILD)/bench/rdcn_prog: $(BUILD)/rd_sched.skel.h $(BUILD)/rdcn.skel.h
 
-# ---- cosy (bpf/cosy.bpf.c, loader/cosy/) -----------------------------------------
-# The fabric tests' switch loads the program from its skeleton.
-$(BUILD)/tools/cosysw: $(BUILD)/cosy.skel.h
-
 # ---- fuzzing (libFuzzer; tests/fuzz/*.c) ---------------------------------------
 # `make fuzz` builds the harnesses with clang's libFuzzer and sanitizers
 # into $(BUILD)/fuzz/ and runs each for FUZZ_SECONDS; `make check` runs

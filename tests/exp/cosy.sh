@@ -3,7 +3,7 @@
 # Abstraction on Asynchronous Datacenters", §5.2 and Fig. 4; Thm 3.2, 3.4,
 # 3.5, Lemma 3.3), scaled to this machine: 2 spines, 2 leaves, 3 hosts per
 # leaf, every link (host links included) a TBF at RATE Mbit/s.  Every
-# switch runs bpf/cosy.bpf.c (tests/tools/cosysw): a leaf's candidates
+# switch runs bpf/cosy.bpf.c (`dcbpf cosy attach`): a leaf's candidates
 # toward a host of another leaf are both uplinks, a spine's the one
 # downlink to the host's leaf, a leaf's toward its own host that host's
 # port.  Every host runs `dcbpf cosy serve` and `dcbpf cosy send` with
@@ -67,15 +67,17 @@ L=2 S=2 H=3 HOPS=3 PKT=1500
 # wire and grow every queue while all K are busy.  The bounds take the
 # same B, so s·K/B is the message's real time on the wire.
 BMSG=$((RATE * 1000 * 1400 / 1466))
-DCBPF=$BUILD/dcbpf SW=$BUILD/tools/cosysw QS=$BUILD/tools/qsample
+DCBPF=$BUILD/dcbpf QS=$BUILD/tools/qsample
 [ "$(id -u)" = 0 ] || { echo "cosy-exp: needs root (network namespaces)" >&2; exit 1; }
 for c in jq python3 gnuplot; do
 	command -v $c >/dev/null || { echo "cosy-exp: '$c' missing (make deps)" >&2; exit 1; }
 done
-for b in "$DCBPF" "$SW" "$QS"; do
+for b in "$DCBPF" "$QS"; do
 	[ -x "$b" ] || { echo "cosy-exp: $b not built (make)" >&2; exit 1; }
 done
-DCBPF=$(realpath "$DCBPF") SW=$(realpath "$SW") QS=$(realpath "$QS")
+DCBPF=$(realpath "$DCBPF") QS=$(realpath "$QS")
+# the switches' pins, apart from the machine's own dcbpf
+PIN=/sys/fs/bpf/dcbpf-cosyexp$$
 source tests/lib/suitelock.sh && suite_lock_take
 source tests/lib/fabric.sh
 # the first repetition starts over; later ones (REP_FIRST > 1) add to OUT
@@ -94,22 +96,22 @@ export FAB_LS_HOST_MBIT=$RATE FAB_GSO_MAX=0 FAB_TBF_BURST=${FAB_TBF_BURST:-3000}
 fabric_leafspine $L $S $H "$RATE" 4000000 || { echo "cosy-exp: fabric failed" >&2; exit 1; }
 fabric_leafspine_ping_all || exit 1
 NH=${#FAB_HOSTS[@]}
-mac() { ip netns exec "$1" cat "/sys/class/net/$2/address" | tr ':' '-'; }
+mac() { ip netns exec "$1" cat "/sys/class/net/$2/address"; }
 # hosts of leaf l, comma-separated
 leaf_hosts() { local h o=""; for ((h = 0; h < H; h++)); do o+="${o:+,}${FAB_HOST_IPS[$1 * H + h]}"; done; echo "$o"; }
-# the switches' port arguments (tests/tools/cosysw), by namespace
+# the switches' --port options (dcbpf cosy attach), by namespace
 declare -A SWARGS SWID
 id=1
 for ((l = 0; l < L; l++)); do
 	a=""
 	for ((h = 0; h < H; h++)); do
 		i=$((l * H + h))
-		a+=" ${FAB_LEAF_PORTS[i]}:$(mac "${FAB_HOSTS[i]}" "${FAB_HOST_DEVS[i]}"):${FAB_HOST_IPS[i]}"
+		a+=" -p ${FAB_LEAF_PORTS[i]},$(mac "${FAB_HOSTS[i]}" "${FAB_HOST_DEVS[i]}"),${FAB_HOST_IPS[i]}"
 	done
 	others=""
 	for ((k = 0; k < L; k++)); do [ $k = $l ] || others+="${others:+,}$(leaf_hosts $k)"; done
 	for ((s = 0; s < S; s++)); do
-		a+=" ${FAB_UPLINKS[l * S + s]}:$(mac "${FAB_SPINES[s]}" "${FAB_DOWNLINKS[l * S + s]}"):$others"
+		a+=" -p ${FAB_UPLINKS[l * S + s]},$(mac "${FAB_SPINES[s]}" "${FAB_DOWNLINKS[l * S + s]}"),$others"
 	done
 	SWARGS[${FAB_LEAVES[l]}]=$a SWID[${FAB_LEAVES[l]}]=$id
 	id=$((id + 1))
@@ -117,7 +119,7 @@ done
 for ((s = 0; s < S; s++)); do
 	a=""
 	for ((l = 0; l < L; l++)); do
-		a+=" ${FAB_DOWNLINKS[l * S + s]}:$(mac "${FAB_LEAVES[l]}" "${FAB_UPLINKS[l * S + s]}"):$(leaf_hosts $l)"
+		a+=" -p ${FAB_DOWNLINKS[l * S + s]},$(mac "${FAB_LEAVES[l]}" "${FAB_UPLINKS[l * S + s]}"),$(leaf_hosts $l)"
 	done
 	SWARGS[${FAB_SPINES[s]}]=$a SWID[${FAB_SPINES[s]}]=$id
 	id=$((id + 1))
@@ -140,10 +142,32 @@ hrtt_ns=$(ip netns exec "${FAB_HOSTS[0]}" ping -c 21 -i 0.01 -s 1472 -n "${FAB_H
 [ -n "$hrtt_ns" ] && [ "$hrtt_ns" -gt 0 ] || { echo "cosy-exp: measuring hRTT failed" >&2; exit 1; }
 echo "cosy-exp: fabric $FAB_ID up, $NH hosts, hRTT $hrtt_ns ns, B $RATE Mbit/s"
 
+# ---- the switches ----------------------------------------------------------
+# sw_attach K EXPIRY_NS DIR: the program on every switch (K 1: RSVP mode)
+sw_attach() {
+	local ns rc=0
+	for ns in "${FAB_LEAVES[@]}" "${FAB_SPINES[@]}"; do
+		# shellcheck disable=SC2046,SC2086  # the --port options are words
+		"$DCBPF" --pin-dir "$PIN" cosy attach --netns "$ns" -i "${SWID[$ns]}" -k "$1" \
+			$([ "$1" = 1 ] && echo --rsvp) -e "$2" ${SWARGS[$ns]} >"$3/sw-${ns##*-}.out" 2>&1 ||
+			{ echo "cosy-exp: switch on $ns: $(cat "$3/sw-${ns##*-}.out")" >&2; rc=1; }
+	done
+	return $rc
+}
+# sw_detach DIR: every switch's counters (DIR/sw-<switch>.json), then off
+sw_detach() {
+	local ns
+	for ns in "${FAB_LEAVES[@]}" "${FAB_SPINES[@]}"; do
+		"$DCBPF" --pin-dir "$PIN" --json cosy status --netns "$ns" >"$1/sw-${ns##*-}.json" 2>&1
+		"$DCBPF" --pin-dir "$PIN" cosy detach --netns "$ns" >/dev/null
+	done
+}
+fabric_on_exit "for ns in ${FAB_LEAVES[*]} ${FAB_SPINES[*]}; do '$DCBPF' --pin-dir '$PIN' cosy detach --netns \$ns >/dev/null 2>&1; done; rm -rf '$PIN'"
+
 # ---- one run -------------------------------------------------------------
 run() { # SIZE K LOAD REP
 	local size=$1 k=$2 load=$3 rep=$4 name d bj delta life wait_ns rate_ps run_ms i j to ns pids=() spids=() qpids=()
-	local swpids=() q nsq dev cls la0 la1 rc=0 t0 t1
+	local q nsq dev cls la0 la1 rc=0 t0 t1
 	name=$size-k$k-l$load-r$rep
 	d=$TMP/$name
 	rm -rf "$d" && mkdir -p "$d" || return 1
@@ -154,16 +178,7 @@ run() { # SIZE K LOAD REP
 	life=$((4 * delta))
 	rate_ps=$(awk -v r="$RATE" -v l="$load" -v s="$size" 'BEGIN { printf "%.6f", r * 1e6 * l / (8 * s) }')
 	run_ms=$(awk -v n="$MSGS" -v r="$rate_ps" -v lf="$life" 'BEGIN { printf "%d", 3 * n / r * 1000 + 2 * lf / 1e6 + 3000 }')
-	for ns in "${FAB_LEAVES[@]}" "${FAB_SPINES[@]}"; do
-		# shellcheck disable=SC2086  # the port arguments are words
-		ip netns exec "$ns" "$SW" -i "${SWID[$ns]}" $([ "$k" = 1 ] && echo -r) "$k" "$life" ${SWARGS[$ns]} \
-			>"$d/sw-${ns##*-}.out" 2>&1 &
-		swpids+=($!)
-	done
-	for ns in "${FAB_LEAVES[@]}" "${FAB_SPINES[@]}"; do
-		for _ in $(seq 50); do grep -q ready "$d/sw-${ns##*-}.out" && break; sleep 0.1; done
-		grep -q ready "$d/sw-${ns##*-}.out" || { echo "cosy-exp: switch on $ns: $(cat "$d/sw-${ns##*-}.out")" >&2; rc=1; }
-	done
+	sw_attach "$k" "$life" "$d" || rc=1
 	i=0
 	for q in "${QPORTS[@]}"; do
 		read -r nsq dev cls <<<"$q"
@@ -191,16 +206,18 @@ run() { # SIZE K LOAD REP
 	t1=$(date +%s%N)
 	la1=$(cut -d' ' -f1 /proc/loadavg)
 	sleep 0.2
-	kill -TERM "${spids[@]}" "${qpids[@]}" "${swpids[@]}" 2>/dev/null
-	wait "${spids[@]}" "${qpids[@]}" "${swpids[@]}" 2>/dev/null
+	kill -TERM "${spids[@]}" "${qpids[@]}" 2>/dev/null
+	wait "${spids[@]}" "${qpids[@]}" 2>/dev/null
+	sw_detach "$d"
 	# one JSON per run: parameters, bounds, the senders, switches and queues
 	{
 		for ((i = 0; i < NH; i++)); do jq -c --arg h "${FAB_HOST_IPS[i]}" '. + {host: $h}' "$d/send$i.json" 2>/dev/null ||
 			echo "{\"host\": \"${FAB_HOST_IPS[i]}\", \"messages\": [], \"error\": true}"; done
 	} >"$d/send.jsonl"
 	for ns in "${FAB_LEAVES[@]}" "${FAB_SPINES[@]}"; do
-		tail -n 1 "$d/sw-${ns##*-}.out" | jq -c --arg n "${ns##*-}" '. + {switch: $n}' 2>/dev/null ||
-			echo "{\"switch\": \"${ns##*-}\", \"error\": true}"
+		jq -c --arg n "${ns##*-}" '.counters + {vls_held: ([.ports[].held] | add),
+			ports: [.ports[] | {"if": .["if"], reserved, reclaimed, released, fwd_data}], switch: $n}' \
+			"$d/sw-${ns##*-}.json" 2>/dev/null || echo "{\"switch\": \"${ns##*-}\", \"error\": true}"
 	done >"$d/sw.jsonl"
 	for f in "$d"/q-*.csv; do
 		cls=${f##*/q-}
@@ -234,20 +251,13 @@ run() { # SIZE K LOAD REP
 # such verdict after the stop minus the stop; false verdicts = those
 # before the stop.  Output: fail/r<rep>.json.
 fail_run() { # REP
-	local rep=$1 k=4 size=1400 d=$TMP/fail-$1 bj delta wait_ns tp_ms=${FAIL_TP_MS:-10} i spid sndpid tc tr swpids=() spids=()
+	local rep=$1 k=4 size=1400 d=$TMP/fail-$1 bj delta wait_ns tp_ms=${FAIL_TP_MS:-10} i spid sndpid tc tr
 	rm -rf "$d" && mkdir -p "$d" "$OUT/fail" || return 1
 	wait_ns=$((size * 8000 / RATE))
 	bj=$("$DCBPF" --json cosy bounds -B "$BMSG" --hrtt-ns "$hrtt_ns" -s $size --hops $HOPS -p $PKT \
 		-k $k --cores $S --wait-ns $wait_ns) || return 1
 	delta=$(jq -r .delta_cosy_ns <<<"$bj")
-	for ns in "${FAB_LEAVES[@]}" "${FAB_SPINES[@]}"; do
-		# shellcheck disable=SC2086
-		ip netns exec "$ns" "$SW" -i "${SWID[$ns]}" $k $((4 * delta)) ${SWARGS[$ns]} >"$d/sw-${ns##*-}.out" 2>&1 &
-		swpids+=($!)
-	done
-	for ns in "${FAB_LEAVES[@]}" "${FAB_SPINES[@]}"; do
-		for _ in $(seq 50); do grep -q ready "$d/sw-${ns##*-}.out" && break; sleep 0.1; done
-	done
+	sw_attach $k $((4 * delta)) "$d" || return 1
 	i=$((NH - 1))
 	ip netns exec "${FAB_HOSTS[i]}" "$DCBPF" --json cosy serve --bind "${FAB_HOST_IPS[i]}" -k $k --wait-ns $wait_ns \
 		--delta-ns $((4 * delta)) -n 1000000 --run-ms 8000 >"$d/serve.json" 2>&1 &
@@ -265,8 +275,7 @@ fail_run() { # REP
 	tr=$(stamp "$spid" SIGCONT)
 	wait "$sndpid"
 	fabric_kill "$spid"
-	for i in "${swpids[@]}"; do kill -TERM "$i" 2>/dev/null; done
-	for i in "${swpids[@]}"; do wait "$i"; done
+	sw_detach "$d"
 	jq --argjson b "$bj" --arg tc "$tc" --arg tr "$tr" --arg tp "$tp_ms" --arg rep "$rep" --arg hrtt "$hrtt_ns" '
 		(.start_ns) as $s | ($tc | tonumber) as $c | ($tr | tonumber) as $r | $b.delta_cosy_ns as $d |
 		[.messages[] | . + {sub: ($s + .t_ns), post: ($s + .t_ns + .latency_ns)}] as $m |

@@ -1,7 +1,7 @@
 # Integration: cosy through a switch running bpf/cosy.bpf.c ("Building a
 # Partial Communication Synchrony Abstraction on Asynchronous
 # Datacenters"): two hosts and one switch as namespaces, the program at TC
-# ingress of both switch ports (tests/tools/cosysw), `dcbpf cosy serve` on
+# ingress of the switch's ports (`dcbpf cosy attach`), `dcbpf cosy serve` on
 # h2 and `dcbpf cosy send` on h1.  Requests and the receiver's completes
 # are forwarded by the kernel; every rsvp reserves a virtual link on the
 # switch's port toward h1 and is relabelled; data and the sender's complete
@@ -16,15 +16,18 @@
 source "$(dirname "$0")/../lib/test.sh"
 
 t_need_root "cosy: fabric" "network namespaces and BPF need root"
-if [ ! -x "$BUILD/dcbpf" ] || [ ! -x "$BUILD/tools/cosysw" ]; then
+if [ ! -x "$BUILD/dcbpf" ]; then
 	t_fail "cosy: built" "run make"
 	exit 1
 fi
 D=$(realpath "$BUILD/dcbpf")
-SW=$(realpath "$BUILD/tools/cosysw")
 tmp=$(t_mktmp cosy-fab) || exit 1
 N=3 K=2
 H1=cosy-h1-$$ S=cosy-sw-$$ H2=cosy-h2-$$ H3=cosy-h3-$$
+PIN=/sys/fs/bpf/dcbpf-cosyfab$$
+DP=("$D" --pin-dir "$PIN")
+unpin() { "${DP[@]}" cosy detach --netns "$S" >/dev/null 2>&1; rm -rf "$PIN"; }
+t_cleanup unpin
 
 del_ns() { ip netns del "$1" 2>/dev/null || true; }
 for ns in "$H1" "$S" "$H2" "$H3"; do
@@ -50,20 +53,22 @@ ip -n "$H1" route add default via 10.77.1.254
 ip -n "$H2" route add default via 10.77.2.254
 ip -n "$H3" route add default via 10.77.3.254
 ip netns exec "$S" sysctl -qw net.ipv4.ip_forward=1
-mac() { ip netns exec "$1" cat "/sys/class/net/$2/address" | tr ':' '-'; }
+mac() { ip netns exec "$1" cat "/sys/class/net/$2/address"; }
 
 stop_pid() { kill "$1" 2>/dev/null || true; }
-switch() { # K DELTA_COSY_NS OUT: the program on the three switch ports
-	local out=$3
-	ip netns exec "$S" "$SW" "$1" "$2" "p1:$(mac "$H1" c1):10.77.1.1" "p2:$(mac "$H2" c2):10.77.2.1" \
-		"p3:$(mac "$H3" c3):10.77.3.1" >"$out" 2>&1 &
-	SWPID=$!
-	t_cleanup stop_pid "$SWPID"
-	for _ in $(seq 50); do grep -q ready "$out" && break; sleep 0.1; done
-	grep -q ready "$out" || { t_fail "cosy: switch program attached (K $1)" "$(cat "$out")"; exit 1; }
+switch() { # K DELTA_COSY_NS [--rsvp]: the program on the three switch ports
+	local out
+	out=$("${DP[@]}" cosy attach --netns "$S" -k "$1" -e "$2" ${3:+"$3"} -p "p1,$(mac "$H1" c1),10.77.1.1" \
+		-p "p2,$(mac "$H2" c2),10.77.2.1" -p "p3,$(mac "$H3" c3),10.77.3.1" 2>&1) ||
+		{ t_fail "cosy: switch program attached (K $1)" "$out"; exit 1; }
+}
+# the switch's counters and the VLs it holds, as one object
+swstat() {
+	"${DP[@]}" --json cosy status --netns "$S" |
+		jq -c '.counters + {vls_held: ([.ports[].held] | add), held_p1: (.ports[] | select(.if == "p1") | .held)}'
 }
 # δ_cosy at the switch: 100 ms (a 64000-byte message takes about 1 ms)
-switch $K 100000000 "$tmp/sw.out"
+switch $K 100000000
 
 ip netns exec "$H2" "$D" --json cosy serve --bind 10.77.2.1 -n $N -k $K --run-ms 10000 >"$tmp/serve.json" 2>&1 &
 SERVE=$!
@@ -74,16 +79,15 @@ jqs "cosy: $N messages of 64000 B from h1 to h2 through the switch complete" \
 	ip netns exec "$H1" "$D" --json cosy send --to 10.77.2.1 -n $N -k $K --run-ms 10000
 wait "$SERVE"
 jqv "cosy: h2 received $N" "$(cat "$tmp/serve.json")" ".received == $N and .failed == 0"
-kill "$SWPID"
-wait "$SWPID"
 jqv "cosy: the switch reserved and released one VL per message, forwarded every data packet, dropped nothing, holds none" \
-	"$(tail -n 1 "$tmp/sw.out")" \
+	"$(swstat)" \
 	".rsvps == $N and .released == $N and .data == $N * 46 and .drops == 0 and .vls_held == 0 and .rejects_made == 0"
 
 # K = 1: two messages from h1 at once, one VL toward h1.  Each takes 512 ms
 # on the wire (6.4 MB at 100 Mb/s), so the two overlap even when the second
 # sender starts late (an emulated guest).
-switch 1 3000000000 "$tmp/sw1.out"
+"${DP[@]}" cosy detach --netns "$S" >/dev/null || t_fail "cosy: detach" "exit $?"
+switch 1 3000000000 --rsvp
 for h in "$H2:10.77.2.1:2" "$H3:10.77.3.1:3"; do
 	IFS=: read -r ns ip n <<<"$h"
 	ip netns exec "$ns" "$D" --json cosy serve --bind "$ip" -n 1 -k 1 --delta-ns 3000000000 --run-ms 6000 >"$tmp/serve$n.json" 2>&1 &
@@ -96,14 +100,20 @@ for n in 2 3; do
 		>"$tmp/send$n.json" 2>&1 &
 	eval "SEND$n=\$!"
 done
+# while the winner's message is on the wire its VL toward h1 is held
+held=0
+while kill -0 "$SEND2" 2>/dev/null || kill -0 "$SEND3" 2>/dev/null; do
+	[ "$(swstat | jq .held_p1)" = 1 ] && { held=1; break; }
+	sleep 0.05
+done
 wait "$SEND2" "$SEND3"
+[ $held = 1 ] && t_pass "cosy K=1: status showed the VL toward h1 held while a message was sent" ||
+	t_fail "cosy K=1: status showed the VL toward h1 held" "never seen"
 jqv "cosy K=1: one message completes, the other is rejected for want of a virtual link (reason 1)" \
 	"$(jq -s '[.[].messages[]]' "$tmp/send2.json" "$tmp/send3.json")" \
 	'([.[] | .status] | sort) == ["complete", "reject"] and ([.[] | select(.status == "reject") | .reason] == [1])'
-kill "$SWPID"
-wait "$SWPID"
 jqv "cosy K=1: the switch made one reject and cloned its sender copy out, freed the winner's VL, holds none" \
-	"$(tail -n 1 "$tmp/sw1.out")" \
+	"$(swstat)" \
 	'.rsvps == 1 and .rejects_made == 1 and .rejects_to_sender == 1 and .released == 1 and .drops == 0 and .vls_held == 0'
 
 [ -z "${T_FAILED:-}" ]
