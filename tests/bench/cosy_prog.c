@@ -24,6 +24,7 @@
 #include "progbench.h"
 
 #include "dcbpf/cosy.h"
+#include "bpf/lib/tcact.h"
 #include "cosy.skel.h"
 
 #define RUNS 20000
@@ -82,14 +83,16 @@ static void ports(struct cosy_bpf *s)
 	}
 }
 
-/* One run's verdict, so a figure is the path it names (7: redirected). */
+/* One run's verdict, so a figure is the path it names (7: redirected,
+ * DC_TC_NEXT: left to the kernel); RUN_FAILED when the run itself failed. */
+#define RUN_FAILED (-1000)
 static int verdict(int prog, const struct frame *f)
 {
 	static unsigned char out[512];
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = f->b, .data_size_in = f->len, .data_out = out,
 		    .data_size_out = sizeof(out));
 
-	return bpf_prog_test_run_opts(prog, &o) ? -1 : (int)o.retval;
+	return bpf_prog_test_run_opts(prog, &o) ? RUN_FAILED : (int)o.retval;
 }
 
 static void emit_if(const char *name, int prog, const struct frame *f, int want)
@@ -142,7 +145,7 @@ int main(void)
 	frame(&data, DC_COSY_T_DATA, 0, 0, 1, 111);
 	emit_if("cosy_data_ns", prog, &data, 7);
 	frame(&req, DC_COSY_T_REQUEST, 0, 0, 1, 111);
-	emit_if("cosy_request_ns", prog, &req, 0);
+	emit_if("cosy_request_ns", prog, &req, DC_TC_NEXT);
 	if (empty >= 0)
 		pb_emit("cosy_tc_empty_ns", pb_mean_ns(empty, data.b, data.len, RUNS));
 	cosy_bpf__destroy(s);
