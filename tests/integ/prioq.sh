@@ -9,7 +9,11 @@
 # median), while a DSCP 0 ping waits behind the low queue; the tracker's
 # per-queue lengths follow each HTB leaf's backlog (tc -s class); bpftool
 # names the per-queue record's fields; a live switch to an algorithm
-# without per-queue state is refused, the old one kept.
+# without per-queue state is refused, the old one kept.  Then N = 4 on the
+# same port: the leaves' HTB prio; under saturating CS2 and CS1 flows leaf
+# 1:3 takes the port and leaf 1:2 gets only its guaranteed 8 kbit/s, a CS3
+# ping waits about a packet time at most, and the tracker holds the
+# backlog in queues 1 and 2.
 # host-suite: the programs' 6.1 proof is prog/test_sw_queues (per-queue XDP decisions) and
 # prog/test_sw_modes (dc_sw_prio's leaf); this adds HTB under traffic.
 # shellcheck shell=bash
@@ -78,8 +82,9 @@ fabric_wait_port "$RNS" 5201 || { t_fail "prioq: iperf3 server" "did not start";
 # Long enough to outlast every measurement below (the tracker's loop alone
 # took over 4 s on a loaded host: a 6 s flow had ended before the DSCP 0
 # pings), ended once they are done.
-fabric_exec "${SNS[0]}" iperf3 -c "$RIP" -p 5201 -u -b 40M -l 1400 -t 30 >"$LOG/low.txt" 2>&1 &
-LOW_PID=$!
+# fabric_bg: its PID is iperf3's (ip netns exec execs it), so the kill below stops the flow
+fabric_bg "${SNS[0]}" iperf3 -c "$RIP" -p 5201 -u -b 40M -l 1400 -t 30 >"$LOG/low.txt" 2>&1
+LOW_PID=$FAB_LAST_PID
 sleep 1.5	# the low queue fills to its threshold (~333 kB: 130 ms at 20 Mbit/s)
 read -r high_us high_n <<<"$(rtt_med "${SNS[1]}" 0xa0 30 0.01)"
 # tracker vs tc: each leaf's backlog and its record, read back to back
@@ -148,3 +153,72 @@ fi
 	[ -z "$(tc -n "$SWNS" filter show dev "$OUTDEV" egress 2>/dev/null)" ] &&
 	t_pass "prioq: switch down removes pins and the classifier" ||
 	t_fail "prioq: switch down" "left: $(ls "$PIN/sw" 2>&1) $(tc -n "$SWNS" filter show dev "$OUTDEV" egress)"
+
+# --- four queues: the order holds between the middle leaves -------------------------------
+# N = 4: priority p in queue min(p, 3), queue k is leaf 1:(k+1) with HTB prio 3 − k.  Two
+# saturating UDP flows, CS2 (queue 2, leaf 1:3) and CS1 (queue 1, leaf 1:2): leaf 1:3 gets the
+# port, leaf 1:2 only what HTB guarantees every leaf (8 kbit/s; a sparse ping of queue 1
+# would pass within that guarantee, a flow cannot), a CS3 ping (queue 3) waits at most about
+# a packet time, and the tracker holds the backlog in queues 1 and 2.
+if out=$(up --queues 4 buffer_bytes=1000000 alg=dt 2>&1); then
+	t_pass "prioq4: switch up --queues 4 on the port's HTB of before ($out)"
+else
+	t_fail "prioq4: switch up --queues 4" "$out"; exit 1
+fi
+# "class htb 1:K parent 1:100 leaf …: prio P …": leaf K has prio 4 − K
+prios=$(tc -n "$SWNS" class show dev "$OUTDEV" |
+	sed -n 's/^class htb 1:\([0-9]*\) parent 1:100 .* prio \([0-9]*\) .*/\1:\2/p' | sort -n | paste -sd' ')
+[ "$prios" = "1:3 2:2 3:1 4:0" ] && t_pass "prioq4: leaves 1:1..1:4 with HTB prio 3..0 ($prios)" ||
+	t_fail "prioq4: leaves and their HTB prio" "'$prios': $(tc -n "$SWNS" class show dev "$OUTDEV")"
+read -r idle4_us idle4_n <<<"$(rtt_med "${SNS[1]}" 0x60 30 0.01)"
+for p in 5202 5203; do
+	fabric_bg "$RNS" sh -c "exec iperf3 -s -p $p >/dev/null 2>&1"
+	fabric_wait_port "$RNS" $p || { t_fail "prioq4: iperf3 server on $p" "did not start"; exit 1; }
+done
+fabric_bg "${SNS[0]}" iperf3 -c "$RIP" -p 5202 -u -b 40M -l 1400 -S 0x40 -t 30 >"$LOG/cs2.txt" 2>&1
+CS2_PID=$FAB_LAST_PID
+fabric_bg "${SNS[1]}" iperf3 -c "$RIP" -p 5203 -u -b 40M -l 1400 -S 0x20 -t 30 >"$LOG/cs1.txt" 2>&1
+CS1_PID=$FAB_LAST_PID
+sleep 1.5	# both queues fill to their thresholds
+# bytes each leaf sent (tc -s class)
+leaf_sent() {
+	tc -n "$SWNS" -s class show dev "$OUTDEV" | awk '/^class htb 1:[0-9]+ / { split($3, a, ":"); c = a[2] }
+		/^ Sent / && c != "" { s[c] = $2; c = "" } END { printf "%d %d %d %d\n", s[1], s[2], s[3], s[4] }'
+}
+read -r s1a s2a s3a s4a <<<"$(leaf_sent)"
+t0=$(date +%s%N)
+read -r top_us top_n <<<"$(rtt_med "${SNS[1]}" 0x60 30 0.01)"
+: >"$LOG/track4.txt"
+for _ in $(seq 1 10); do
+	"$DCBPF" --pin-dir "$PIN" --json switch status "$SW" |
+		jq -r '.ports[0].queues | map(.qlen_bytes) | join(" ")' >>"$LOG/track4.txt"
+	sleep 0.05
+done
+read -r s1b s2b s3b s4b <<<"$(leaf_sent)"
+t1=$(date +%s%N)
+kill "$CS2_PID" "$CS1_PID" 2>/dev/null
+wait "$CS2_PID" "$CS1_PID" 2>/dev/null
+# kbit/s per leaf over the interval (ns: bytes · 8 · 10⁶ / ns = kbit/s)
+dt_ns=$((t1 - t0))
+r2=$(((s2b - s2a) * 8000000 / dt_ns)) r3=$(((s3b - s3a) * 8000000 / dt_ns))
+echo "idle_cs3_us=$idle4_us ($idle4_n) load_cs3_us=$top_us ($top_n) leaf1:2_kbit=$r2 leaf1:3_kbit=$r3 (over $((dt_ns / 1000000)) ms; leaves 1:1, 1:4 $((s1b - s1a)), $((s4b - s4a)) B)" >"$LOG/rtt4.txt"
+cat "$LOG/rtt4.txt"
+bound=$((idle4_us + PKT_US + SLACK_US))
+[ "$top_n" -ge 20 ] && [ "$top_us" -le "$bound" ] &&
+	t_pass "prioq4: CS3 ping under saturating CS2 and CS1 flows: median $top_us µs vs $idle4_us µs idle (bound $bound)" ||
+	t_fail "prioq4: CS3 ping not delayed by the CS2 and CS1 flows" "median $top_us µs ($top_n replies) vs idle $idle4_us µs; bound $bound"
+# leaf 1:3 takes the port (≥ 80 % of RATE), leaf 1:2 at most 2 % of it: its 8 kbit/s, and
+# CS3 pings and scheduling noise
+if [ "$r3" -ge $((RATE * 800)) ] && [ "$r2" -le $((RATE * 20)) ]; then
+	t_pass "prioq4: leaf 1:3 (CS2) sends $r3 kbit/s, leaf 1:2 (CS1) $r2 kbit/s below it"
+else
+	t_fail "prioq4: strict priority between leaves 1:3 and 1:2" "1:3 $r3 kbit/s (≥ $((RATE * 800))), 1:2 $r2 kbit/s (≤ $((RATE * 20)))"
+fi
+# the tracker: queues 1 and 2 hold the backlog (> 100 kB each), queues 0 and 3 at most two packets
+read -r n4 ok4 <<<"$(awk '{ n++; if ($2 > 100000 && $3 > 100000 && $1 <= 3028 && $4 <= 3028) ok++ }
+	END { printf "%d %d\n", n, ok }' "$LOG/track4.txt")"
+[ "$n4" -ge 10 ] && [ "$ok4" -ge $((n4 * 8 / 10)) ] &&
+	t_pass "prioq4: the tracker holds the backlog in queues 1 and 2 ($ok4 of $n4 samples > 100 kB each, queues 0 and 3 ≤ 2 packets)" ||
+	t_fail "prioq4: tracked queues under the two flows" "$ok4 of $n4 samples (log $LOG/track4.txt: $(tail -n 1 "$LOG/track4.txt"))"
+"$DCBPF" --pin-dir "$PIN" switch down "$SW" >/dev/null 2>&1 && [ ! -e "$PIN/sw/$SW" ] &&
+	t_pass "prioq4: switch down" || t_fail "prioq4: switch down" "left: $(ls "$PIN/sw" 2>&1)"

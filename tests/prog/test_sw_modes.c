@@ -9,13 +9,15 @@
  *    came, one byte below K nothing is marked; ecn_marked_pkts counted;
  *  - slytherin at XDP admission: the same classification picks the queue
  *    record that decides (a CE or control packet meets the empty top
- *    queue, data its full low one, whatever its DSCP) and XDP does not
- *    mark (the mark belongs after the classification);
+ *    queue, data its full low one, whatever its DSCP), IPv4 and IPv6
+ *    (forwarded by the FIB to the same port), and XDP does not mark (the
+ *    mark belongs after the classification);
  *  - resqueue: the top queue is admitted against its own reserved_bytes
  *    while DT on the shared buffer would drop it, and dropped (counted as
  *    buffer_full) once the packet would overfill the reserved buffer; the
  *    low queue still follows DT.
- * Fixture: tests/lib/swfixture.h (10.9.1.2 → a1 = port 1).  Needs root.
+ * Fixture: tests/lib/swfixture.h (10.9.1.2 → a1 = port 1; 2001:db8:9:1::2 too
+ * once slytherin_xdp gives the ports IPv6 subnets).  Needs root.
  */
 #define _GNU_SOURCE
 #include "skelfix.h"
@@ -156,13 +158,18 @@ static __u8 out_ecn(bool v6)
 	return v6 ? (out[15] >> 4) & 3 : out[15] & 3;
 }
 
-static int xdp_verdict(__u8 tos, int flags, __u32 payload)
+static int xdp_verdict_ip(bool v6, __u8 tos, int flags, __u32 payload)
 {
 	unsigned char in[MAXP];
-	size_t len = pkt(in, false, tos, flags, payload);
+	size_t len = pkt(in, v6, tos, flags, payload);
 
 	state_now();
 	return swfix_run(&f, in, len, out, 1, NULL);
+}
+
+static int xdp_verdict(__u8 tos, int flags, __u32 payload)
+{
+	return xdp_verdict_ip(false, tos, flags, payload);
 }
 
 static __u64 marked(__u32 prio)
@@ -262,6 +269,26 @@ static void slytherin_xdp(void)
 		 xdp_verdict(0x00, ACK, 0), XDP_PASS);
 	CHECK_EQ("slytherin xdp: ... counted as priority 7",
 		 swfix_counters(&f, 1 * DC_SW_PRIOS + DC_SW_SLY_PRIO_HIGH).admit_pkts, 2);
+	/* the same choice on IPv6 (traffic class, next header TCP), routed
+	 * by the FIB as IPv4 is: the fixture's ports get IPv6 subnets */
+	CHECK_EQ("slytherin xdp: IPv6 on the fixture's ports, forwarding on",
+		 swfix_sh("ip -6 addr add 2001:db8:9::1/64 dev a0 nodad && "
+			  "ip -6 addr add 2001:db8:9:1::1/64 dev a1 nodad && "
+			  "sysctl -qw net.ipv6.conf.all.forwarding=1"), 0);
+	CHECK_EQ("slytherin xdp: IPv6 Not-ECT data meets queue 0: dropped",
+		 xdp_verdict_ip(true, 0x00, ACK, DATA), XDP_DROP);
+	CHECK_EQ("slytherin xdp: IPv6 CE data goes to queue 1: admitted",
+		 xdp_verdict_ip(true, 0x03, ACK, DATA), XDP_PASS);
+	CHECK_EQ("slytherin xdp: IPv6 pure ACK goes to queue 1: admitted",
+		 xdp_verdict_ip(true, 0x00, ACK, 0), XDP_PASS);
+	CHECK_EQ("slytherin xdp: IPv6 SYN goes to queue 1: admitted",
+		 xdp_verdict_ip(true, 0x00, DC_TCPF_SYN, 0), XDP_PASS);
+	CHECK_EQ("slytherin xdp: ... the three counted as priority 7",
+		 swfix_counters(&f, 1 * DC_SW_PRIOS + DC_SW_SLY_PRIO_HIGH).admit_pkts, 5);
+	CHECK_EQ("slytherin xdp: IPv6 UDP with CE: admitted into queue 1",
+		 xdp_verdict_ip(true, 0x03, -1, 100), XDP_PASS);
+	CHECK_EQ("slytherin xdp: IPv6 UDP Not-ECT meets queue 0: dropped",
+		 xdp_verdict_ip(true, 0x00, -1, 100), XDP_DROP);
 	/* XDP's own ECN (ecn_k_bytes) is off in this mode */
 	f.c.ecn_k_bytes = 1;
 	swfix_cfg(&f);
