@@ -13,6 +13,8 @@
 # message completes and the other's rsvp becomes a reject to both ends —
 # the sender's copy cloned out toward h1 (reason "no virtual link").
 # shellcheck shell=bash
+# SC2015: "A && t_pass || t_fail" is safe, t_pass only prints.
+# shellcheck disable=SC2015
 source "$(dirname "$0")/../lib/test.sh"
 
 t_need_root "cosy: fabric" "network namespaces and BPF need root"
@@ -56,9 +58,9 @@ ip netns exec "$S" sysctl -qw net.ipv4.ip_forward=1
 mac() { ip netns exec "$1" cat "/sys/class/net/$2/address"; }
 
 stop_pid() { kill "$1" 2>/dev/null || true; }
-switch() { # K DELTA_COSY_NS [--rsvp]: the program on the three switch ports
+switch() { # K DELTA_COSY_NS [OPTION]: the program on the three switch ports
 	local out
-	out=$("${DP[@]}" cosy attach --netns "$S" -k "$1" -e "$2" ${3:+"$3"} -p "p1,$(mac "$H1" c1),10.77.1.1" \
+	out=$("${DP[@]}" cosy attach --netns "$S" -k "$1" -e "$2" ${3:+"$3"} ${4:+"$4"} -p "p1,$(mac "$H1" c1),10.77.1.1" \
 		-p "p2,$(mac "$H2" c2),10.77.2.1" -p "p3,$(mac "$H3" c3),10.77.3.1" 2>&1) ||
 		{ t_fail "cosy: switch program attached (K $1)" "$out"; exit 1; }
 }
@@ -68,7 +70,8 @@ swstat() {
 		jq -c '.counters + {vls_held: ([.ports[].held] | add), held_p1: (.ports[] | select(.if == "p1") | .held)}'
 }
 # δ_cosy at the switch: 100 ms (a 64000-byte message takes about 1 ms)
-switch $K 100000000
+# with the control class: an HTB root per port, control strict priority
+switch $K 100000000 --ctrl-mbit 1000
 
 ip netns exec "$H2" "$D" --json cosy serve --bind 10.77.2.1 -n $N -k $K --run-ms 10000 >"$tmp/serve.json" 2>&1 &
 SERVE=$!
@@ -82,6 +85,13 @@ jqv "cosy: h2 received $N" "$(cat "$tmp/serve.json")" ".received == $N and .fail
 jqv "cosy: the switch reserved and released one VL per message, forwarded every data packet, dropped nothing, holds none" \
 	"$(swstat)" \
 	".rsvps == $N and .released == $N and .data == $N * 46 and .drops == 0 and .vls_held == 0 and .rejects_made == 0"
+# toward h2: the requests and the sender's completes in the control
+# class, the 46 data packets of each message in the best-effort one
+cls_pkts() { tc -n "$S" -s class show dev p2 | awk -v c="$1" '$1 == "class" { hit = ($3 == c) } hit && $1 == "Sent" { print $4; exit }'; }
+c1=$(cls_pkts c05:1) c2=$(cls_pkts c05:2)
+[ "${c1:-0}" -ge $((2 * N)) ] && [ "${c2:-0}" -ge $((46 * N)) ] && [ "${c1:-0}" -lt $((46 * N)) ] &&
+	t_pass "cosy: on the port toward h2, control in the strict-priority class ($c1 packets), data in best effort ($c2)" ||
+	t_fail "cosy: the control class" "c05:1 $c1, c05:2 $c2 packets (want >= $((2 * N)) and >= $((46 * N)))"
 
 # K = 1: two messages from h1 at once, one VL toward h1.  Each takes 512 ms
 # on the wire (6.4 MB at 100 Mb/s), so the two overlap even when the second
