@@ -24,6 +24,7 @@
 #define DCBPF_COSY_H
 
 #include "compat.h"
+#include "counters.h"
 #ifndef __bpf__
 #include <linux/bpf.h>	/* struct bpf_spin_lock */
 #endif
@@ -515,15 +516,37 @@ enum dc_cosy_drop {
 	DC_COSY_D_MAX,
 };
 
+#define DC_COSY_COUNTERS(X)                                                                  \
+	X(pkts, 0, "", "Cosy packets on configured ports.")                                  \
+	X(rsvps, 0, "", "Rsvps forwarded with a virtual link reserved.")                     \
+	X(rejects_made, 0, "", "Rsvps turned into rejects here.")                            \
+	X(rejects_to_sender, 0, "", "Rejects whose sender-bound copies were sent.")          \
+	X(released, 0, "", "Complete and reject packets that freed a virtual link.")         \
+	X(data, 0, "", "Data packets forwarded along a reservation.")                        \
+	X(passed, 0, "", "Left to the kernel: requests, failures, sender-bound packets.")
+/* In the order of enum dc_cosy_drop. */
+#define DC_COSY_DROPS(X)                                                                     \
+	X(drop_short, 0, "", "Dropped: shorter than its headers.")                           \
+	X(drop_version, 0, "", "Dropped: unknown header version.")                           \
+	X(drop_type, 0, "", "Dropped: unknown packet type.")                                 \
+	X(drop_vl, 0, "", "Dropped: virtual link index not below K.")                       \
+	X(drop_free, 0, "", "Dropped: follows a reservation that is not there.")             \
+	X(drop_owner, 0, "", "Dropped: the virtual link is another message's.")              \
+	X(drop_noroute, 0, "", "Dropped: rsvp toward a host without a route.")               \
+	X(drop_port, 0, "", "Dropped: a port number without a configured port.")
+#define DC_COSY_ALL_COUNTERS(X) DC_COSY_COUNTERS(X) DC_COSY_DROPS(X)
+
 struct dc_cosy_stats {
-	__u64 pkts;		/* cosy packets on configured ports */
-	__u64 rsvps;		/* rsvps forwarded with a VL reserved */
-	__u64 rejects_made;	/* rsvps turned into rejects here */
-	__u64 rejects_to_sender; /* ... of whose sender-bound copies were sent */
-	__u64 released;		/* complete / reject packets that freed a VL */
-	__u64 data;		/* data packets forwarded along a reservation */
-	__u64 passed;		/* left to the kernel: request, failure, sender-bound */
-	__u64 drop[DC_COSY_D_MAX];
+	DC_COSY_COUNTERS(DC_CTR_FIELD)
+	union {		/* the program counts by index (enum dc_cosy_drop) */
+		__u64 drop[DC_COSY_D_MAX];
+		struct {
+			DC_COSY_DROPS(DC_CTR_FIELD)
+		};
+	};
 };
+_Static_assert(sizeof(struct dc_cosy_stats) ==
+	       __builtin_offsetof(struct dc_cosy_stats, drop) + DC_COSY_D_MAX * sizeof(__u64),
+	       "DC_COSY_DROPS has one entry per enum dc_cosy_drop");
 
 #endif

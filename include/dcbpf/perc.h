@@ -34,6 +34,7 @@
 #define DCBPF_PERC_H
 
 #include "compat.h"
+#include "counters.h"
 #ifndef __bpf__
 #include <linux/bpf.h>	/* struct bpf_spin_lock */
 #endif
@@ -352,12 +353,31 @@ enum dc_perc_drop {
 	DC_PERC_D_MAX,
 };
 
+#define DC_PERC_COUNTERS(X)                                                                  \
+	X(ctrl_pkts, 0, "", "Control packets seen on configured ports.")                     \
+	X(updates, 0, "", "Hop entries updated.")                                            \
+	X(reflected, 0, "", "Forward control packets turned around at a receiver.")          \
+	X(passed, 0, "", "Control packets passed untouched (FIN on reverse, no port).")
+/* In the order of enum dc_perc_drop. */
+#define DC_PERC_DROPS(X)                                                                     \
+	X(drop_short, 0, "", "Dropped: shorter than the header or its hops.")                \
+	X(drop_version, 0, "", "Dropped: unknown version.")                                  \
+	X(drop_nhops, 0, "", "Dropped: no hops, or more than the most.")                     \
+	X(drop_index, 0, "", "Dropped: hop index outside the path for its direction.")       \
+	X(drop_link, 0, "", "Dropped: the hop names another link, or the link is unused.")
+#define DC_PERC_ALL_COUNTERS(X) DC_PERC_COUNTERS(X) DC_PERC_DROPS(X)
+
 struct dc_perc_stats {
-	__u64 ctrl_pkts;	/* control packets seen on configured ports */
-	__u64 updates;		/* hop entries updated */
-	__u64 reflected;	/* forward packets turned around at a receiver */
-	__u64 passed;		/* control packets passed untouched (FIN on reverse, no port) */
-	__u64 drop[DC_PERC_D_MAX];
+	DC_PERC_COUNTERS(DC_CTR_FIELD)
+	union {		/* the program counts by index (enum dc_perc_drop) */
+		__u64 drop[DC_PERC_D_MAX];
+		struct {
+			DC_PERC_DROPS(DC_CTR_FIELD)
+		};
+	};
 };
+_Static_assert(sizeof(struct dc_perc_stats) ==
+	       __builtin_offsetof(struct dc_perc_stats, drop) + DC_PERC_D_MAX * sizeof(__u64),
+	       "DC_PERC_DROPS has one entry per enum dc_perc_drop");
 
 #endif

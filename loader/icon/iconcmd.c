@@ -25,6 +25,7 @@
 #include "counters.h"
 #include "pins.h"
 #include "sockops.h"
+#include "areaout.h"
 #include "icon.skel.h"
 
 struct icon_attach_args {
@@ -58,81 +59,23 @@ static const struct dc_opt set_opts[] = {
 	{ NULL },
 };
 
-static int icon_dir(struct dc_ctx *ctx, char *dir, size_t len)
-{
-	if (dc_pin_path(dir, len, ctx->pin_dir, "icon"))
-		return dc_fail(ctx, EXIT_USAGE, "pin directory %s: name too long", ctx->pin_dir);
-	return 0;
-}
-
-static int open_map(struct dc_ctx *ctx, const char *dir, const char *name)
-{
-	return dc_pin_open_map(dir, name, "ICON", "dcbpf icon attach --cgroup DIR", &ctx->err);
-}
+static const struct dc_sockops_obj icon_obj = { "ICON", "icon", "icon_bpf", "dc_icon_sockops",
+						icon_bpf__elf_bytes };
 
 static int attach_cmd(struct dc_ctx *ctx, int argc, char **argv)
 {
 	const struct icon_attach_args *a = ctx->opts;
-	char dir[DC_PATH_LEN * 2];
-	struct icon_bpf *s = NULL;
-	int cg;
 
 	(void)argc;
 	(void)argv;
-	if (icon_dir(ctx, dir, sizeof(dir)))
-		return ctx->err.code;
-	cg = dc_sockops_begin("ICON", dir, a->cgroup, &ctx->err);
-	if (cg < 0)
-		return ctx->err.code;
-	{
-		LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = dir);
-
-		s = icon_bpf__open_opts(&oo);
-	}
-	if (!s || icon_bpf__load(s)) {
-		dc_fail(ctx, EXIT_ERR, "loading the ICON program failed: %s (maps pinned in %s with another "
-			"layout? detach and retry)", strerror(errno), dir);
-		goto fail;
-	}
-	if (dc_sockops_link(bpf_program__fd(s->progs.dc_icon_sockops), cg, dir, a->cgroup, &ctx->err))
-		goto fail;
-	icon_bpf__destroy(s);
-	close(cg);
-	if (ctx->json) {
-		jw_obj(&ctx->jw, NULL);
-		jw_str(&ctx->jw, "cgroup", a->cgroup);
-		jw_str(&ctx->jw, "pins", dir);
-		jw_end_obj(&ctx->jw);
-		jw_done(&ctx->jw);
-	} else {
-		fprintf(ctx->out, "icon: attached to %s (pins in %s)\n", a->cgroup, dir);
-	}
-	return EXIT_OK;
-fail:
-	/* all or nothing */
-	dc_pins_unpin(dir, "icon", NULL, true, NULL);
-	icon_bpf__destroy(s);
-	close(cg);
-	return EXIT_ERR;
+	return dc_area_attach(ctx, &icon_obj, a->cgroup, "");
 }
 
 static int detach_cmd(struct dc_ctx *ctx, int argc, char **argv)
 {
-	char dir[DC_PATH_LEN * 2];
-
 	(void)argc;
 	(void)argv;
-	if (icon_dir(ctx, dir, sizeof(dir)) || dc_sockops_detach("ICON", "icon", dir, &ctx->err))
-		return ctx->err.code;
-	if (!ctx->json)
-		fprintf(ctx->out, "icon: detached\n");
-	else {
-		jw_obj(&ctx->jw, NULL);
-		jw_bool(&ctx->jw, "detached", true);
-		jw_end_obj(&ctx->jw);
-		jw_done(&ctx->jw);
-	}
-	return EXIT_OK;
+	return dc_area_detach(ctx, &icon_obj);
 }
 
 /* "10.0.0.1:5001", "10.0.0.1", "0.0.0.0:80" into the map key. */
@@ -172,9 +115,9 @@ static int set_cmd(struct dc_ctx *ctx, int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
-	if (parse_where(ctx, a->where, &k) || icon_dir(ctx, dir, sizeof(dir)))
+	if (parse_where(ctx, a->where, &k) || dc_area_dir(ctx, &icon_obj, dir, sizeof(dir)))
 		return ctx->err.code;
-	fd = open_map(ctx, dir, "dc_icon_cfg");
+	fd = dc_area_open_map(ctx, &icon_obj, dir, "dc_icon_cfg");
 	if (fd < 0)
 		return ctx->err.code;
 	if (a->n)
@@ -187,21 +130,32 @@ static int set_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	return rc;
 }
 
-static void addr_str(char *buf, size_t len, __u32 addr_be, __u16 port)
+static void flow_row(struct dc_ctx *ctx, const char *local, const char *remote, const void *val)
 {
-	struct in_addr in = { .s_addr = addr_be };
-	char a[INET_ADDRSTRLEN];
+	const struct dc_icon_flow *f = val;
 
-	inet_ntop(AF_INET, &in, a, sizeof(a));
-	snprintf(buf, len, "%s:%u", a, port);
+	if (ctx->json) {
+		jw_u64(&ctx->jw, "n_peer", f->n_peer);
+		jw_u64(&ctx->jw, "n_eff", dc_icon_n_eff(f->n_peer));
+		jw_u64(&ctx->jw, "n_sent", f->n_sent);
+		jw_u64(&ctx->jw, "opts_rx", f->opts_rx);
+		jw_u64(&ctx->jw, "opts_bad", f->opts_bad);
+		jw_u64(&ctx->jw, "rate_Bps", f->rate_Bps);
+		jw_u64(&ctx->jw, "cwnd_pkts", f->cwnd_pkts);
+		jw_u64(&ctx->jw, "mss_bytes", f->mss_bytes);
+		jw_u64(&ctx->jw, "srtt_us8", f->srtt_us8);
+	} else {
+		fprintf(ctx->out, "  %-21s -> %-21s n %u%s sent %u opts %u bad %u cap %llu\n", local, remote,
+			dc_icon_n_eff(f->n_peer), f->n_peer ? "" : " (IA-ICON)", f->n_sent, f->opts_rx,
+			f->opts_bad, (unsigned long long)f->rate_Bps);
+	}
 }
 
 static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
 {
-	char dir[DC_PATH_LEN * 2], b1[64], b2[64];
+	char dir[DC_PATH_LEN * 2], b1[64];
 	struct dc_icon_cfg_key k, next, *prev = NULL;
 	struct dc_icon_counters c = { 0 };
-	struct dc_flow_key fk, fnext, *fprev = NULL;
 	struct dc_icon_cfg v;
 	struct dc_icon_flow f;
 	int cfd, sfd, ffd;
@@ -209,13 +163,13 @@ static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
-	if (icon_dir(ctx, dir, sizeof(dir)))
+	if (dc_area_dir(ctx, &icon_obj, dir, sizeof(dir)))
 		return ctx->err.code;
-	cfd = open_map(ctx, dir, "dc_icon_cfg");
+	cfd = dc_area_open_map(ctx, &icon_obj, dir, "dc_icon_cfg");
 	if (cfd < 0)
 		return ctx->err.code;
-	sfd = open_map(ctx, dir, "dc_icon_stats");
-	ffd = sfd < 0 ? -1 : open_map(ctx, dir, "dc_icon_flows");
+	sfd = dc_area_open_map(ctx, &icon_obj, dir, "dc_icon_stats");
+	ffd = sfd < 0 ? -1 : dc_area_open_map(ctx, &icon_obj, dir, "dc_icon_flows");
 	if (sfd < 0 || ffd < 0) {
 		close(cfd);
 		if (sfd >= 0)
@@ -234,7 +188,7 @@ static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
 		prev = &k;
 		if (bpf_map_lookup_elem(cfd, &k, &v))
 			continue;
-		addr_str(b1, sizeof(b1), k.addr, k.port);
+		dc_addr_port_str(b1, sizeof(b1), k.addr, k.port);
 		if (ctx->json) {
 			jw_obj(&ctx->jw, NULL);
 			jw_str(&ctx->jw, "sink", b1);
@@ -245,49 +199,12 @@ static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
 			fprintf(ctx->out, "  %-21s n %u\n", b1, v.n);
 		}
 	}
-	if (ctx->json) {
+	if (ctx->json)
 		jw_end_arr(&ctx->jw);
-		jw_obj(&ctx->jw, "counters");
-		dc_ctr_json(&ctx->jw, &dc_ctr_icon, &c, 0);
-		jw_end_obj(&ctx->jw);
-		jw_arr(&ctx->jw, "flows");
-	} else {
-		fprintf(ctx->out, "counters: ");
-		dc_ctr_line(ctx->out, &dc_ctr_icon, &c, 0);
-		fprintf(ctx->out, "\nflows (local -> remote: n received, n sent, options, bad, cap B/s):\n");
-	}
-	while (!bpf_map_get_next_key(ffd, fprev, &fnext)) {
-		fk = fnext;
-		fprev = &fk;
-		if (bpf_map_lookup_elem(ffd, &fk, &f) || fk.family != DC_AF_INET)
-			continue;
-		addr_str(b1, sizeof(b1), fk.saddr[0], fk.sport);
-		addr_str(b2, sizeof(b2), fk.daddr[0], fk.dport);
-		if (ctx->json) {
-			jw_obj(&ctx->jw, NULL);
-			jw_str(&ctx->jw, "local", b1);
-			jw_str(&ctx->jw, "remote", b2);
-			jw_u64(&ctx->jw, "n_peer", f.n_peer);
-			jw_u64(&ctx->jw, "n_eff", dc_icon_n_eff(f.n_peer));
-			jw_u64(&ctx->jw, "n_sent", f.n_sent);
-			jw_u64(&ctx->jw, "opts_rx", f.opts_rx);
-			jw_u64(&ctx->jw, "opts_bad", f.opts_bad);
-			jw_u64(&ctx->jw, "rate_Bps", f.rate_Bps);
-			jw_u64(&ctx->jw, "cwnd_pkts", f.cwnd_pkts);
-			jw_u64(&ctx->jw, "mss_bytes", f.mss_bytes);
-			jw_u64(&ctx->jw, "srtt_us8", f.srtt_us8);
-			jw_end_obj(&ctx->jw);
-		} else {
-			fprintf(ctx->out, "  %-21s -> %-21s n %u%s sent %u opts %u bad %u cap %llu\n", b1, b2,
-				dc_icon_n_eff(f.n_peer), f.n_peer ? "" : " (IA-ICON)", f.n_sent, f.opts_rx,
-				f.opts_bad, (unsigned long long)f.rate_Bps);
-		}
-	}
-	if (ctx->json) {
-		jw_end_arr(&ctx->jw);
-		jw_end_obj(&ctx->jw);
-		jw_done(&ctx->jw);
-	}
+	dc_area_counters(ctx, &dc_ctr_icon, &c,
+			 "flows (local -> remote: n received, n sent, options, bad, cap B/s):");
+	dc_area_flows(ctx, ffd, &f, flow_row);
+	dc_area_end(ctx);
 	close(cfd);
 	close(sfd);
 	close(ffd);

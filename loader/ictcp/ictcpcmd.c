@@ -27,13 +27,8 @@
 #include "counters.h"
 #include "pins.h"
 #include "sockops.h"
+#include "areaout.h"
 #include "ictcp.skel.h"
-
-/* The counters' table (include/dcbpf/ictcp.h) for text and JSON. */
-#define ICTCP_CTR_ROW(field, fl, p, h) { #field, h, p, offsetof(struct dc_ictcp_counters, field), fl },
-static const struct dc_ctr ictcp_ctr_tab[] = { DC_ICTCP_COUNTERS(ICTCP_CTR_ROW) };
-static const struct dc_ctr_set ictcp_ctrs = { "dc_ictcp_counters", sizeof(struct dc_ictcp_counters),
-	sizeof(ictcp_ctr_tab) / sizeof(ictcp_ctr_tab[0]), ictcp_ctr_tab };
 
 struct ictcp_attach_args {
 	const char *cgroup;
@@ -74,81 +69,23 @@ static const struct dc_opt set_opts[] = {
 	{ NULL },
 };
 
-static int ictcp_dir(struct dc_ctx *ctx, char *dir, size_t len)
-{
-	if (dc_pin_path(dir, len, ctx->pin_dir, "ictcp"))
-		return dc_fail(ctx, EXIT_USAGE, "pin directory %s: name too long", ctx->pin_dir);
-	return 0;
-}
-
-static int open_map(struct dc_ctx *ctx, const char *dir, const char *name)
-{
-	return dc_pin_open_map(dir, name, "ICTCP", "dcbpf ictcp attach --cgroup DIR", &ctx->err);
-}
+static const struct dc_sockops_obj ictcp_obj = { "ICTCP", "ictcp", "ictcp_bpf", "dc_ictcp_sockops",
+						 ictcp_bpf__elf_bytes };
 
 static int attach_cmd(struct dc_ctx *ctx, int argc, char **argv)
 {
 	const struct ictcp_attach_args *a = ctx->opts;
-	char dir[DC_PATH_LEN * 2];
-	struct ictcp_bpf *s = NULL;
-	int cg;
 
 	(void)argc;
 	(void)argv;
-	if (ictcp_dir(ctx, dir, sizeof(dir)))
-		return ctx->err.code;
-	cg = dc_sockops_begin("ICTCP", dir, a->cgroup, &ctx->err);
-	if (cg < 0)
-		return ctx->err.code;
-	{
-		LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = dir);
-
-		s = ictcp_bpf__open_opts(&oo);
-	}
-	if (!s || ictcp_bpf__load(s)) {
-		dc_fail(ctx, EXIT_ERR, "loading the ICTCP program failed: %s (maps pinned in %s with another "
-			"layout? detach and retry)", strerror(errno), dir);
-		goto fail;
-	}
-	if (dc_sockops_link(bpf_program__fd(s->progs.dc_ictcp_sockops), cg, dir, a->cgroup, &ctx->err))
-		goto fail;
-	ictcp_bpf__destroy(s);
-	close(cg);
-	if (ctx->json) {
-		jw_obj(&ctx->jw, NULL);
-		jw_str(&ctx->jw, "cgroup", a->cgroup);
-		jw_str(&ctx->jw, "pins", dir);
-		jw_end_obj(&ctx->jw);
-		jw_done(&ctx->jw);
-	} else {
-		fprintf(ctx->out, "ictcp: attached to %s (pins in %s); off until 'dcbpf ictcp set "
-			"--link-mbit C'\n", a->cgroup, dir);
-	}
-	return EXIT_OK;
-fail:
-	dc_pins_unpin(dir, "ictcp", NULL, true, NULL);
-	ictcp_bpf__destroy(s);
-	close(cg);
-	return EXIT_ERR;
+	return dc_area_attach(ctx, &ictcp_obj, a->cgroup, "; off until 'dcbpf ictcp set --link-mbit C'");
 }
 
 static int detach_cmd(struct dc_ctx *ctx, int argc, char **argv)
 {
-	char dir[DC_PATH_LEN * 2];
-
 	(void)argc;
 	(void)argv;
-	if (ictcp_dir(ctx, dir, sizeof(dir)) || dc_sockops_detach("ICTCP", "ictcp", dir, &ctx->err))
-		return ctx->err.code;
-	if (!ctx->json)
-		fprintf(ctx->out, "ictcp: detached\n");
-	else {
-		jw_obj(&ctx->jw, NULL);
-		jw_bool(&ctx->jw, "detached", true);
-		jw_end_obj(&ctx->jw);
-		jw_done(&ctx->jw);
-	}
-	return EXIT_OK;
+	return dc_area_detach(ctx, &ictcp_obj);
 }
 
 static int set_cmd(struct dc_ctx *ctx, int argc, char **argv)
@@ -163,9 +100,9 @@ static int set_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	(void)argv;
 	if (a->gamma1 > a->gamma2)
 		return dc_fail(ctx, EXIT_USAGE, "gamma1 must not exceed gamma2");
-	if (ictcp_dir(ctx, dir, sizeof(dir)))
+	if (dc_area_dir(ctx, &ictcp_obj, dir, sizeof(dir)))
 		return ctx->err.code;
-	fd = open_map(ctx, dir, "dc_ictcp_cfg");
+	fd = dc_area_open_map(ctx, &ictcp_obj, dir, "dc_ictcp_cfg");
 	if (fd < 0)
 		return ctx->err.code;
 	dc_ictcp_cfg_default(&c, a->link_mbit * 1000);
@@ -181,15 +118,6 @@ static int set_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	return rc;
 }
 
-static void addr_str(char *buf, size_t len, __u32 addr_be, __u16 port)
-{
-	struct in_addr in = { .s_addr = addr_be };
-	char a[INET_ADDRSTRLEN];
-
-	inet_ntop(AF_INET, &in, a, sizeof(a));
-	snprintf(buf, len, "%s:%u", a, port);
-}
-
 /* The slot value behind its lock (maps/ictcp.h): the lock word first. */
 struct slot_v {
 	__u32 lock;
@@ -199,11 +127,34 @@ struct slot_v {
 
 static const char *const act_name[] = { "keep", "increase", "no-quota", "wait", "decrease", "floor" };
 
+static void flow_row(struct dc_ctx *ctx, const char *local, const char *remote, const void *val)
+{
+	const struct dc_ictcp_flow *f = val;
+	const char *last = f->last_act < 6 ? act_name[f->last_act] : "?";
+
+	if (ctx->json) {
+		jw_u64(&ctx->jw, "rwnd_bytes", f->rwnd_bytes);
+		jw_u64(&ctx->jw, "rwnd_max_bytes", f->rwnd_max_bytes);
+		jw_u64(&ctx->jw, "bm_Bps", f->bm_Bps);
+		jw_u64(&ctx->jw, "be_Bps", f->be_Bps);
+		jw_u64(&ctx->jw, "d_q16", f->d_q16);
+		jw_str(&ctx->jw, "last", last);
+		jw_u64(&ctx->jw, "increases", f->incs);
+		jw_u64(&ctx->jw, "decreases", f->decs);
+		jw_u64(&ctx->jw, "rtt_us", f->rtt_us);
+		jw_u64(&ctx->jw, "mss_bytes", f->mss_bytes);
+		jw_u64(&ctx->jw, "bytes_rcvd", f->bytes_rcvd);
+	} else {
+		fprintf(ctx->out, "  %-21s <- %-21s %u (%u) %llu %llu %.3f %s +%u -%u\n", local, remote,
+			f->rwnd_bytes, f->rwnd_max_bytes, (unsigned long long)f->bm_Bps,
+			(unsigned long long)f->be_Bps, f->d_q16 / 65536.0, last, f->incs, f->decs);
+	}
+}
+
 static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
 {
-	char dir[DC_PATH_LEN * 2], b1[64], b2[64];
+	char dir[DC_PATH_LEN * 2];
 	struct dc_ictcp_counters cn = { 0 };
-	struct dc_flow_key fk, fnext, *fprev = NULL;
 	struct dc_ictcp_cfg c = { 0 };
 	struct slot_v sv = { 0 };
 	struct dc_ictcp_flow f;
@@ -212,14 +163,14 @@ static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
-	if (ictcp_dir(ctx, dir, sizeof(dir)))
+	if (dc_area_dir(ctx, &ictcp_obj, dir, sizeof(dir)))
 		return ctx->err.code;
-	cfd = open_map(ctx, dir, "dc_ictcp_cfg");
+	cfd = dc_area_open_map(ctx, &ictcp_obj, dir, "dc_ictcp_cfg");
 	if (cfd < 0)
 		return ctx->err.code;
-	sfd = open_map(ctx, dir, "dc_ictcp_stats");
-	ffd = sfd < 0 ? -1 : open_map(ctx, dir, "dc_ictcp_flows");
-	lfd = ffd < 0 ? -1 : open_map(ctx, dir, "dc_ictcp_slot");
+	sfd = dc_area_open_map(ctx, &ictcp_obj, dir, "dc_ictcp_stats");
+	ffd = sfd < 0 ? -1 : dc_area_open_map(ctx, &ictcp_obj, dir, "dc_ictcp_flows");
+	lfd = ffd < 0 ? -1 : dc_area_open_map(ctx, &ictcp_obj, dir, "dc_ictcp_slot");
 	if (lfd < 0) {
 		close(cfd);
 		if (sfd >= 0)
@@ -250,10 +201,6 @@ static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
 		jw_u64(&ctx->jw, "rtt_ns", sv.s.rtt_ns);
 		jw_u64(&ctx->jw, "slots", sv.s.slots);
 		jw_end_obj(&ctx->jw);
-		jw_obj(&ctx->jw, "counters");
-		dc_ctr_json(&ctx->jw, &ictcp_ctrs, &cn, 0);
-		jw_end_obj(&ctx->jw);
-		jw_arr(&ctx->jw, "flows");
 	} else {
 		fprintf(ctx->out, "link %llu kbit/s%s, alpha %.3f beta %.3f gamma1 %.3f gamma2 %.3f, init %u mss\n",
 			(unsigned long long)c.link_kbps, c.link_kbps ? "" : " (off)", c.alpha_q16 / 65536.0,
@@ -262,44 +209,11 @@ static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
 			(unsigned long long)sv.s.subslot_ns, (unsigned long long)sv.s.bw_t_Bps,
 			(unsigned long long)sv.s.bw_a_Bps, (unsigned long long)sv.s.quota_Bps,
 			(unsigned long long)sv.s.slots);
-		fprintf(ctx->out, "counters: ");
-		dc_ctr_line(ctx->out, &ictcp_ctrs, &cn, 0);
-		fprintf(ctx->out, "\nflows (local <- remote: window clamp B (max), b_m, b_e B/s, d, last, +/-):\n");
 	}
-	while (!bpf_map_get_next_key(ffd, fprev, &fnext)) {
-		fk = fnext;
-		fprev = &fk;
-		if (bpf_map_lookup_elem(ffd, &fk, &f) || fk.family != DC_AF_INET)
-			continue;
-		addr_str(b1, sizeof(b1), fk.saddr[0], fk.sport);
-		addr_str(b2, sizeof(b2), fk.daddr[0], fk.dport);
-		if (ctx->json) {
-			jw_obj(&ctx->jw, NULL);
-			jw_str(&ctx->jw, "local", b1);
-			jw_str(&ctx->jw, "remote", b2);
-			jw_u64(&ctx->jw, "rwnd_bytes", f.rwnd_bytes);
-			jw_u64(&ctx->jw, "rwnd_max_bytes", f.rwnd_max_bytes);
-			jw_u64(&ctx->jw, "bm_Bps", f.bm_Bps);
-			jw_u64(&ctx->jw, "be_Bps", f.be_Bps);
-			jw_u64(&ctx->jw, "d_q16", f.d_q16);
-			jw_str(&ctx->jw, "last", f.last_act < 6 ? act_name[f.last_act] : "?");
-			jw_u64(&ctx->jw, "increases", f.incs);
-			jw_u64(&ctx->jw, "decreases", f.decs);
-			jw_u64(&ctx->jw, "rtt_us", f.rtt_us);
-			jw_u64(&ctx->jw, "mss_bytes", f.mss_bytes);
-			jw_u64(&ctx->jw, "bytes_rcvd", f.bytes_rcvd);
-			jw_end_obj(&ctx->jw);
-		} else {
-			fprintf(ctx->out, "  %-21s <- %-21s %u (%u) %llu %llu %.3f %s +%u -%u\n", b1, b2, f.rwnd_bytes,
-				f.rwnd_max_bytes, (unsigned long long)f.bm_Bps, (unsigned long long)f.be_Bps,
-				f.d_q16 / 65536.0, f.last_act < 6 ? act_name[f.last_act] : "?", f.incs, f.decs);
-		}
-	}
-	if (ctx->json) {
-		jw_end_arr(&ctx->jw);
-		jw_end_obj(&ctx->jw);
-		jw_done(&ctx->jw);
-	}
+	dc_area_counters(ctx, &dc_ctr_ictcp, &cn,
+			 "flows (local <- remote: window clamp B (max), b_m, b_e B/s, d, last, +/-):");
+	dc_area_flows(ctx, ffd, &f, flow_row);
+	dc_area_end(ctx);
 	close(cfd);
 	close(sfd);
 	close(ffd);

@@ -42,6 +42,17 @@ struct dc_ctx;
  * parsed options and argv has the positionals last (opts.h). */
 typedef int (*dc_cmd_fn)(struct dc_ctx *ctx, int argc, char **argv);
 
+/* A command that is a function of its parsed options alone:
+ * DC_CMD_OF_OPTS(status_cmd, dc_x_status_run) defines status_cmd, which
+ * returns dc_x_status_run(ctx, ctx->opts). */
+#define DC_CMD_OF_OPTS(name, run)                                     \
+	static int name(struct dc_ctx *ctx, int argc, char **argv)    \
+	{                                                             \
+		(void)argc;                                           \
+		(void)argv;                                           \
+		return run(ctx, ctx->opts);                           \
+	}
+
 #define DC_CMD_F_ROOT	(1u << 0)	/* needs root: the app's need_root decides */
 #define DC_CMD_F_HIDDEN	(1u << 1)	/* runs, but not listed in help, completion, man */
 #define DC_CMD_F_RAW	(1u << 2)	/* opts == NULL and fn answers its --help too: an

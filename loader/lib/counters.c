@@ -15,8 +15,11 @@
 #include "dcbpf/ethereal.h"
 #include "dcbpf/dctcp.h"
 #include "dcbpf/icon.h"
+#include "dcbpf/ictcp.h"
 #include "dcbpf/resqueue.h"
 #include "dcbpf/rdcn.h"
+#include "dcbpf/perc.h"
+#include "dcbpf/cosy.h"
 #include "counters.h"
 
 #define DC_CTR_DESC(st, field, flags, prom, help) \
@@ -36,8 +39,11 @@
 #define DC_CTR_ROW_dc_eth_lcounters(f, fl, p, h) DC_CTR_DESC(dc_eth_lcounters, f, fl, p, h)
 #define DC_CTR_ROW_dc_dctcp_stats(f, fl, p, h) DC_CTR_DESC(dc_dctcp_stats, f, fl, p, h)
 #define DC_CTR_ROW_dc_icon_counters(f, fl, p, h) DC_CTR_DESC(dc_icon_counters, f, fl, p, h)
+#define DC_CTR_ROW_dc_ictcp_counters(f, fl, p, h) DC_CTR_DESC(dc_ictcp_counters, f, fl, p, h)
 #define DC_CTR_ROW_dc_resq_counters(f, fl, p, h) DC_CTR_DESC(dc_resq_counters, f, fl, p, h)
 #define DC_CTR_ROW_dc_rd_pcnt(f, fl, p, h) DC_CTR_DESC(dc_rd_pcnt, f, fl, p, h)
+#define DC_CTR_ROW_dc_perc_stats(f, fl, p, h) DC_CTR_DESC(dc_perc_stats, f, fl, p, h)
+#define DC_CTR_ROW_dc_cosy_stats(f, fl, p, h) DC_CTR_DESC(dc_cosy_stats, f, fl, p, h)
 
 DC_CTR_SET(dc_ctr_cc, dc_cc_counters, DC_CC_COUNTERS);
 DC_CTR_SET(dc_ctr_int, dc_int_counters, DC_INT_COUNTERS);
@@ -46,12 +52,15 @@ DC_CTR_SET(dc_ctr_eth_host, dc_eth_hcounters, DC_ETH_HCOUNTERS);
 DC_CTR_SET(dc_ctr_eth_leaf, dc_eth_lcounters, DC_ETH_LCOUNTERS);
 DC_CTR_SET(dc_ctr_dctcp, dc_dctcp_stats, DC_DCTCP_COUNTERS);
 DC_CTR_SET(dc_ctr_icon, dc_icon_counters, DC_ICON_COUNTERS);
+DC_CTR_SET(dc_ctr_ictcp, dc_ictcp_counters, DC_ICTCP_COUNTERS);
 DC_CTR_SET(dc_ctr_resq, dc_resq_counters, DC_RESQ_COUNTERS);
 DC_CTR_SET(dc_ctr_rdcn, dc_rd_pcnt, DC_RD_PORT_COUNTERS);
+DC_CTR_SET(dc_ctr_perc, dc_perc_stats, DC_PERC_ALL_COUNTERS);
+DC_CTR_SET(dc_ctr_cosy, dc_cosy_stats, DC_COSY_ALL_COUNTERS);
 
 const struct dc_ctr_set *const dc_ctr_sets[] = {
 	&dc_ctr_cc, &dc_ctr_int, &dc_ctr_sw, &dc_ctr_eth_host, &dc_ctr_eth_leaf, &dc_ctr_dctcp,
-	&dc_ctr_icon, &dc_ctr_resq, &dc_ctr_rdcn, NULL,
+	&dc_ctr_icon, &dc_ctr_ictcp, &dc_ctr_resq, &dc_ctr_rdcn, &dc_ctr_perc, &dc_ctr_cosy, NULL,
 };
 
 __u64 dc_ctr_get(const struct dc_ctr *c, const void *v)

@@ -41,7 +41,10 @@ extern const struct dc_ctr_set dc_ctr_eth_host;	/* struct dc_eth_hcounters */
 extern const struct dc_ctr_set dc_ctr_eth_leaf;	/* struct dc_eth_lcounters */
 extern const struct dc_ctr_set dc_ctr_dctcp;	/* struct dc_dctcp_stats */
 extern const struct dc_ctr_set dc_ctr_icon;	/* struct dc_icon_counters */
+extern const struct dc_ctr_set dc_ctr_ictcp;	/* struct dc_ictcp_counters */
 extern const struct dc_ctr_set dc_ctr_resq;	/* struct dc_resq_counters */
+extern const struct dc_ctr_set dc_ctr_perc;	/* struct dc_perc_stats (drops by reason last) */
+extern const struct dc_ctr_set dc_ctr_cosy;	/* struct dc_cosy_stats (drops by reason last) */
 extern const struct dc_ctr_set dc_ctr_rdcn;	/* struct dc_rd_pcnt (a circuit-switch port) */
 /* All of the above, NULL-terminated. */
 extern const struct dc_ctr_set *const dc_ctr_sets[];

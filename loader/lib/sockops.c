@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "attach.h"
 #include "bpfsys.h"
@@ -68,4 +69,39 @@ int dc_sockops_detach(const char *what, const char *obj, const char *dir, struct
 	if (!had)
 		return dc_err_set(e, EXIT_ERR, "%s is not attached (%s)", what, pin);
 	return 0;
+}
+
+int dc_sockops_attach(const struct dc_sockops_obj *o, const char *dir, const char *cgroup,
+		      struct dc_err *e)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = dir, .object_name = o->skel);
+	struct bpf_program *p = NULL;
+	struct bpf_object *obj;
+	size_t sz = 0;
+	const void *elf = o->elf_bytes(&sz);
+	int cg = dc_sockops_begin(o->what, dir, cgroup, e);
+
+	if (cg < 0)
+		return e->code ? e->code : EXIT_ERR;
+	obj = bpf_object__open_mem(elf, sz, &oo);
+	if (obj && !bpf_object__load(obj)) {
+		p = bpf_object__find_program_by_name(obj, o->prog);
+		errno = p ? 0 : ENOENT;
+	}
+	if (!p) {
+		dc_err_set(e, EXIT_ERR, "loading the %s program failed: %s (maps pinned in %s with another "
+			   "layout? detach and retry)", o->what, strerror(errno), dir);
+		goto fail;
+	}
+	if (dc_sockops_link(bpf_program__fd(p), cg, dir, cgroup, e))
+		goto fail;
+	bpf_object__close(obj);
+	close(cg);
+	return 0;
+fail:
+	/* all or nothing */
+	dc_pins_unpin(dir, o->obj, NULL, true, NULL);
+	bpf_object__close(obj);
+	close(cg);
+	return EXIT_ERR;
 }

@@ -199,6 +199,29 @@ static void print_eth(FILE *f, const struct snapshot *s, char (*lb)[LABEL_LEN], 
 	counters(f, &dc_ctr_eth_leaf, &leaf, n, lb, v);
 }
 
+/* The areas' counters (metricsread.c's table): per-namespace ones labelled
+ * netns ("" for the host's own), the others without labels. */
+static void print_areas(FILE *f, const struct snapshot *s, char (*lb)[LABEL_LEN], const void **v)
+{
+	const struct area_src *a;
+	unsigned int i, k, n;
+
+	for (i = 0; dc_metrics_areas[i].prefix; i++) {
+		const struct dc_ctr_prom how = { dc_metrics_areas[i].prefix, dc_metrics_areas[i].map, 0, 0 };
+
+		a = &dc_metrics_areas[i];
+		for (k = n = 0; k < s->narea; k++) {
+			if (s->area[k].src != i)
+				continue;
+			lb[n][0] = '\0';
+			if (a->per_ns)
+				label_add(lb[n], LABEL_LEN, "netns", s->area[k].netns);
+			v[n++] = s->area[k].v;
+		}
+		counters(f, a->set, &how, n, lb, v);
+	}
+}
+
 enum port_field { PF_QLEN_BYTES, PF_QLEN_PKTS, PF_TX_BYTES, PF_THRESH, PF_RATE };
 
 static __u64 port_value(const struct sw_port_m *p, enum port_field pf)
@@ -342,6 +365,7 @@ static int print_all(FILE *f, const struct snapshot *s)
 	print_int(f, s, lb, v);
 	print_host_ifs(f, s);
 	print_eth(f, s, lb, v);
+	print_areas(f, s, lb, v);
 	print_switches(f, s, lb, v);
 	family(f, "dcbpf_metrics_errors", "gauge",
 	       "Pinned maps that could not be read in this run (see dcbpf's stderr).");

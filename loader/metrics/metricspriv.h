@@ -15,6 +15,7 @@
 #include "dcbpf/ethereal.h"
 #include "dcbpf/dctcp.h"
 #include "object.h"
+#include "counters.h"
 
 #define MAX_SWITCHES 64
 
@@ -54,6 +55,29 @@ struct host_if_m {
 	bool live;		/* both hooks attached to the current device */
 };
 
+#define MAX_AREA_ROWS 128
+#define AREA_CTR_MAX 32
+
+/* The counters of an area whose programs pin them beside their other
+ * maps (metricsread.c's table: ICON, ICTCP, ResQueue, s-PERC, cosy): one
+ * row per pinned directory, the values laid out as the set's struct. */
+struct area_m {
+	unsigned int src;	/* index into the reader's table of areas */
+	char netns[64];		/* per-namespace areas: "" for "host" */
+	__u64 v[AREA_CTR_MAX];
+};
+
+/* One area in the reader's table (metricsread.c). */
+struct area_src {
+	const char *prefix;		/* "dcbpf_icon_" */
+	const char *map;		/* "dc_icon_stats", at key 0 */
+	const struct dc_ctr_set *set;
+	const char *base;		/* PIN_DIR/base */
+	bool per_ns;			/* PIN_DIR/base/<netns or host>/map */
+	bool percpu;
+};
+extern const struct area_src dc_metrics_areas[];
+
 struct snapshot {
 	bool daemon_up;
 	struct host_if_m host_if[MAX_HOST_IFS];
@@ -71,6 +95,8 @@ struct snapshot {
 	unsigned int neth;
 	bool have_dctcp;
 	struct dc_dctcp_stats dctcp;	/* every loaded dctcp object, summed */
+	struct area_m area[MAX_AREA_ROWS];
+	unsigned int narea;
 	unsigned int errors;
 	char first_error[DC_ERR_MSG_LEN];	/* the first of them, in words */
 };

@@ -309,6 +309,68 @@ static void read_host_ifs(struct snapshot *s, const char *pin_dir)
 		closedir(dp);
 }
 
+const struct area_src dc_metrics_areas[] = {
+	{ "dcbpf_icon_", "dc_icon_stats", &dc_ctr_icon, "icon", false, false },
+	{ "dcbpf_ictcp_", "dc_ictcp_stats", &dc_ctr_ictcp, "ictcp", false, false },
+	{ "dcbpf_resq_", "dc_resq_stats", &dc_ctr_resq, "resq", true, true },
+	{ "dcbpf_perc_", "dc_perc_stats", &dc_ctr_perc, "perc", true, false },
+	{ "dcbpf_cosy_", "dc_cosy_stats", &dc_ctr_cosy, "cosy", true, false },
+	{ NULL },
+};
+
+/* One area's counters in dir into a new row. */
+static void read_area_dir(struct snapshot *s, unsigned int src, const char *dir, const char *netns)
+{
+	const struct area_src *a = &dc_metrics_areas[src];
+	struct area_m *r = &s->area[s->narea];
+	int fd;
+
+	if (s->narea >= MAX_AREA_ROWS) {
+		dc_metrics_error(s, "more than %d pinned area counters; the rest are left out",
+				 MAX_AREA_ROWS);
+		return;
+	}
+	fd = open_pinned(s, dir, a->map, a->percpu ? BPF_MAP_TYPE_PERCPU_ARRAY : BPF_MAP_TYPE_ARRAY,
+			 sizeof(__u32), a->set->size);
+	if (fd < 0)
+		return;
+	memset(r, 0, sizeof(*r));
+	r->src = src;
+	snprintf(r->netns, sizeof(r->netns), "%.63s", strcmp(netns, "host") ? netns : "");
+	if (a->set->size <= sizeof(r->v) && !dc_ctr_read(a->set, fd, 0, a->percpu, r->v))
+		s->narea++;
+	else
+		dc_metrics_error(s, "%s/%s: cannot read", dir, a->map);
+	close(fd);
+}
+
+/* Every area of the table: PIN_DIR/base, or each namespace's directory below it. */
+static void read_areas(struct snapshot *s, const char *pin_dir)
+{
+	char base[DC_PATH_LEN * 2], dir[DC_PATH_LEN * 3];
+	struct dirent *de;
+	unsigned int i;
+	DIR *dp;
+
+	for (i = 0; dc_metrics_areas[i].prefix; i++) {
+		if (dc_pin_path(base, sizeof(base), pin_dir, dc_metrics_areas[i].base))
+			continue;
+		if (!dc_metrics_areas[i].per_ns) {
+			read_area_dir(s, i, base, "");
+			continue;
+		}
+		dp = opendir(base);
+		while (dp && (de = readdir(dp))) {
+			if (de->d_name[0] == '.' ||
+			    snprintf(dir, sizeof(dir), "%s/%s", base, de->d_name) >= (int)sizeof(dir))
+				continue;
+			read_area_dir(s, i, dir, de->d_name);
+		}
+		if (dp)
+			closedir(dp);
+	}
+}
+
 void dc_metrics_read(struct snapshot *s, const char *pin_dir)
 {
 	read_cc(s, pin_dir);
@@ -316,4 +378,5 @@ void dc_metrics_read(struct snapshot *s, const char *pin_dir)
 	read_host_ifs(s, pin_dir);
 	read_eth(s, pin_dir);
 	read_dctcp(s);
+	read_areas(s, pin_dir);
 }

@@ -497,40 +497,11 @@ static const struct dc_opt voq_opts[] = {
 };
 #undef VA
 
-static int voq_cmd(struct dc_ctx *ctx, int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	return dc_rd_voq_run(ctx, ctx->opts);
-}
-
-static int attach_cmd(struct dc_ctx *ctx, int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	return dc_rd_attach_run(ctx, ctx->opts);
-}
-
-static int publish_cmd(struct dc_ctx *ctx, int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	return dc_rd_publish_run(ctx, ctx->opts);
-}
-
-static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	return dc_rd_status_run(ctx, ctx->opts);
-}
-
-static int detach_cmd(struct dc_ctx *ctx, int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	return dc_rd_detach_run(ctx, ctx->opts);
-}
+DC_CMD_OF_OPTS(voq_cmd, dc_rd_voq_run)
+DC_CMD_OF_OPTS(attach_cmd, dc_rd_attach_run)
+DC_CMD_OF_OPTS(publish_cmd, dc_rd_publish_run)
+DC_CMD_OF_OPTS(status_cmd, dc_rd_status_run)
+DC_CMD_OF_OPTS(detach_cmd, dc_rd_detach_run)
 
 const struct dc_cmd dc_rdcn_cmds[] = {
 	{ "schedule", sched_cmd, sched_opts, sizeof(struct rdcn_sched_args),

@@ -25,6 +25,7 @@
 #include "config.h"
 #include "counters.h"
 #include "pins.h"
+#include "areaout.h"
 #include "resq/resqcmd.h"
 #include "resq_host.skel.h"
 
@@ -407,13 +408,24 @@ out:
 	return rc;
 }
 
-static void addr_str(char *buf, size_t len, __u32 addr_be, __u16 port)
+static void flow_row(struct dc_ctx *ctx, const char *local, const char *remote, const void *val)
 {
-	struct in_addr in = { .s_addr = addr_be };
-	char a[INET_ADDRSTRLEN];
+	const struct dc_resq_flow *f = val;
 
-	inet_ntop(AF_INET, &in, a, sizeof(a));
-	snprintf(buf, len, "%s:%u", a, port);
+	if (ctx->json) {
+		jw_u64(&ctx->jw, "level", f->level);
+		jw_u64(&ctx->jw, "bytes_sent", f->bytes_sent);
+		jw_u64(&ctx->jw, "pkts", f->pkts);
+		jw_u64(&ctx->jw, "retx_pkts", f->retx_pkts);
+		jw_u64(&ctx->jw, "promoted_pkts", f->promoted_pkts);
+		jw_u64(&ctx->jw, "rto_count", f->rto_count);
+		jw_u64(&ctx->jw, "idle_restarts", f->idle_restarts);
+	} else {
+		fprintf(ctx->out, "  %-21s -> %-21s level %u bytes %llu pkts %llu retx %llu promoted %llu "
+			"rto %u\n", local, remote, f->level, (unsigned long long)f->bytes_sent,
+			(unsigned long long)f->pkts, (unsigned long long)f->retx_pkts,
+			(unsigned long long)f->promoted_pkts, f->rto_count);
+	}
 }
 
 static void print_links(struct dc_ctx *ctx, const char *dir)
@@ -456,9 +468,8 @@ static void print_links(struct dc_ctx *ctx, const char *dir)
 static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
 {
 	const struct resq_ns_args *a = ctx->opts;
-	char dir[DC_PATH_LEN * 2], b1[64], b2[64];
+	char dir[DC_PATH_LEN * 2];
 	int cfd, sfd, ffd, i, rc;
-	struct dc_flow_key fk, fnext, *fprev = NULL;
 	struct dc_resq_counters c = { 0 };
 	struct dc_resq_cfg cfg;
 	struct dc_resq_flow f;
@@ -517,49 +528,10 @@ static int status_cmd(struct dc_ctx *ctx, int argc, char **argv)
 		fprintf(ctx->out, "\n");
 	}
 	print_links(ctx, dir);
-	if (ctx->json) {
-		jw_obj(&ctx->jw, "counters");
-		dc_ctr_json(&ctx->jw, &dc_ctr_resq, &c, 0);
-		jw_end_obj(&ctx->jw);
-		jw_arr(&ctx->jw, "flows");
-	} else {
-		fprintf(ctx->out, "counters: ");
-		dc_ctr_line(ctx->out, &dc_ctr_resq, &c, 0);
-		fprintf(ctx->out, "\nflows (local -> remote: level, bytes sent, packets, retx, promoted, "
-			"timeouts):\n");
-	}
-	while (!bpf_map_get_next_key(ffd, fprev, &fnext)) {
-		fk = fnext;
-		fprev = &fk;
-		if (bpf_map_lookup_elem(ffd, &fk, &f) || fk.family != DC_AF_INET)
-			continue;
-		addr_str(b1, sizeof(b1), fk.saddr[0], fk.sport);
-		addr_str(b2, sizeof(b2), fk.daddr[0], fk.dport);
-		if (ctx->json) {
-			jw_obj(&ctx->jw, NULL);
-			jw_str(&ctx->jw, "local", b1);
-			jw_str(&ctx->jw, "remote", b2);
-			jw_u64(&ctx->jw, "level", f.level);
-			jw_u64(&ctx->jw, "bytes_sent", f.bytes_sent);
-			jw_u64(&ctx->jw, "pkts", f.pkts);
-			jw_u64(&ctx->jw, "retx_pkts", f.retx_pkts);
-			jw_u64(&ctx->jw, "promoted_pkts", f.promoted_pkts);
-			jw_u64(&ctx->jw, "rto_count", f.rto_count);
-			jw_u64(&ctx->jw, "idle_restarts", f.idle_restarts);
-			jw_end_obj(&ctx->jw);
-		} else {
-			fprintf(ctx->out, "  %-21s -> %-21s level %u bytes %llu pkts %llu retx %llu "
-				"promoted %llu rto %u\n", b1, b2, f.level,
-				(unsigned long long)f.bytes_sent, (unsigned long long)f.pkts,
-				(unsigned long long)f.retx_pkts, (unsigned long long)f.promoted_pkts,
-				f.rto_count);
-		}
-	}
-	if (ctx->json) {
-		jw_end_arr(&ctx->jw);
-		jw_end_obj(&ctx->jw);
-		jw_done(&ctx->jw);
-	}
+	dc_area_counters(ctx, &dc_ctr_resq, &c,
+			 "flows (local -> remote: level, bytes sent, packets, retx, promoted, timeouts):");
+	dc_area_flows(ctx, ffd, &f, flow_row);
+	dc_area_end(ctx);
 	close(cfd);
 	close(sfd);
 	close(ffd);

@@ -18,14 +18,106 @@
 
 #include "sw/swint.h"
 
+/* One lossless priority's ingress queue under PFC, as SONiC and Reverie
+ * both keep it (qhat, the smoothed queue, only Reverie: has_qhat). */
+struct pfc_row {
+	bool paused, has_qhat;
+	__u64 pauses, resumes, q_bytes, qhat_bytes, hdrm_bytes, hdrm_pkts, hdrm_drops;
+};
+
+/* Fills r from the model's state st for ingress queue idx (port x prios + prio). */
+typedef void (*pfc_get_fn)(const void *st, __u32 idx, struct pfc_row *r);
+
+/* The "pfc" array (JSON) or the table: a row per configured port and lossless priority. */
+static void sw_status_pfc(const struct sw *s, const struct dc_sw_cfg *cfg, struct jw *j, FILE *out,
+			  bool has_qhat, pfc_get_fn get, const void *st)
+{
+	struct pfc_row r;
+	struct dc_sw_port p;
+	__u32 i, pr;
+
+	if (j)
+		jw_arr(j, "pfc");
+	else
+		fprintf(out, "%-4s %-15s %4s %6s %8s %8s %10s%s %10s %10s %10s\n", "port", "ifname", "prio",
+			"paused", "pauses", "resumes", "q_B", has_qhat ? "     qhat_B" : "", "hdrm_B",
+			"hdrm_pkts", "hdrm_drop");
+	for (i = 0; i < DC_SW_PORTS_MAX; i++) {
+		if (bpf_map_lookup_elem(s->port, &i, &p) || !p.rate_mbps)
+			continue;
+		for (pr = 0; pr < DC_SW_PRIOS; pr++) {
+			if (!cfg->rv.lossless[pr])
+				continue;
+			memset(&r, 0, sizeof(r));
+			get(st, i * DC_SW_PRIOS + pr, &r);
+			if (!j) {
+				char qhat[16] = "";
+
+				if (has_qhat)
+					snprintf(qhat, sizeof(qhat), " %10llu", (unsigned long long)r.qhat_bytes);
+				fprintf(out, "%-4u %-15.*s %4u %6s %8llu %8llu %10llu%s %10llu %10llu %10llu\n", i,
+					DC_SW_IFNAME_LEN, p.ifname, pr, r.paused ? "yes" : "no",
+					(unsigned long long)r.pauses, (unsigned long long)r.resumes,
+					(unsigned long long)r.q_bytes, qhat, (unsigned long long)r.hdrm_bytes,
+					(unsigned long long)r.hdrm_pkts, (unsigned long long)r.hdrm_drops);
+				continue;
+			}
+			jw_obj(j, NULL);
+			jw_u64(j, "port", i);
+			jw_str(j, "ifname", p.ifname);
+			jw_u64(j, "prio", pr);
+			jw_bool(j, "paused", r.paused);
+			jw_u64(j, "pauses", r.pauses);
+			jw_u64(j, "resumes", r.resumes);
+			jw_u64(j, "q_bytes", r.q_bytes);
+			if (has_qhat)
+				jw_u64(j, "qhat_bytes", r.qhat_bytes);
+			jw_u64(j, "hdrm_bytes", r.hdrm_bytes);
+			jw_u64(j, "hdrm_pkts", r.hdrm_pkts);
+			jw_u64(j, "hdrm_drops", r.hdrm_drops);
+			jw_end_obj(j);
+		}
+	}
+	if (j) {
+		jw_end_arr(j);
+		jw_end_obj(j);
+	}
+}
+
+static void sonic_row(const void *st, __u32 idx, struct pfc_row *r)
+{
+	const struct dc_sw_sonicq *q = &((const struct dc_sw_sonic *)st)->in[idx];
+
+	r->paused = q->iq.paused;
+	r->pauses = q->pauses;
+	r->resumes = q->resumes;
+	r->q_bytes = q->iq.q_bytes;
+	r->hdrm_bytes = q->iq.hdrm_bytes;
+	r->hdrm_pkts = q->hdrm_pkts;
+	r->hdrm_drops = q->hdrm_drops;
+}
+
+static void rv_row(const void *st, __u32 idx, struct pfc_row *r)
+{
+	const struct dc_sw_rvq *q = &((const struct dc_sw_rv *)st)->in[idx];
+
+	r->paused = q->q.paused;
+	r->pauses = q->pauses;
+	r->resumes = q->resumes;
+	r->q_bytes = q->q.q_bytes;
+	r->qhat_bytes = q->q.qhat_q16 >> DC_Q16_SHIFT;
+	r->hdrm_bytes = q->q.hdrm_bytes;
+	r->hdrm_pkts = q->hdrm_pkts;
+	r->hdrm_drops = q->hdrm_drops;
+}
+
 /* The SONiC model (alg sonic): its pools and, per port and lossless
  * priority, the ingress queue's PFC state, as for Reverie. */
 static void sw_status_sonic(const struct sw *s, const struct dc_sw_cfg *cfg, struct jw *j, FILE *out)
 {
 	static struct dc_sw_sonic so;
-	struct dc_sw_port p;
 	char why[256];
-	__u32 zero = 0, i, pr;
+	__u32 zero = 0;
 	int fd;
 
 	fd = dc_pinned_map_open(s->dir, M_SONIC, BPF_MAP_TYPE_ARRAY, 4, sizeof(so), why, sizeof(why));
@@ -41,7 +133,6 @@ static void sw_status_sonic(const struct sw *s, const struct dc_sw_cfg *cfg, str
 		jw_u64(j, "egress_lossy_used_bytes", so.pools.eg_occ[DC_RV_LOSSY]);
 		jw_u64(j, "egress_lossless_used_bytes", so.pools.eg_occ[DC_RV_LOSSLESS]);
 		jw_u64(j, "resets", so.resets);
-		jw_arr(j, "pfc");
 	} else {
 		fprintf(out, "sonic: ingress pool %llu bytes used, headroom %llu, egress lossy %llu, "
 			"lossless %llu; %llu resets on an empty buffer\n",
@@ -49,45 +140,8 @@ static void sw_status_sonic(const struct sw *s, const struct dc_sw_cfg *cfg, str
 			(unsigned long long)so.pools.eg_occ[DC_RV_LOSSY],
 			(unsigned long long)so.pools.eg_occ[DC_RV_LOSSLESS],
 			(unsigned long long)so.resets);
-		fprintf(out, "%-4s %-15s %4s %6s %8s %8s %10s %10s %10s %10s\n", "port", "ifname", "prio",
-			"paused", "pauses", "resumes", "q_B", "hdrm_B", "hdrm_pkts", "hdrm_drop");
 	}
-	for (i = 0; i < DC_SW_PORTS_MAX; i++) {
-		if (bpf_map_lookup_elem(s->port, &i, &p) || !p.rate_mbps)
-			continue;
-		for (pr = 0; pr < DC_SW_PRIOS; pr++) {
-			const struct dc_sw_sonicq *r = &so.in[i * DC_SW_PRIOS + pr];
-
-			if (!cfg->rv.lossless[pr])
-				continue;
-			if (j) {
-				jw_obj(j, NULL);
-				jw_u64(j, "port", i);
-				jw_str(j, "ifname", p.ifname);
-				jw_u64(j, "prio", pr);
-				jw_bool(j, "paused", r->iq.paused);
-				jw_u64(j, "pauses", r->pauses);
-				jw_u64(j, "resumes", r->resumes);
-				jw_u64(j, "q_bytes", r->iq.q_bytes);
-				jw_u64(j, "hdrm_bytes", r->iq.hdrm_bytes);
-				jw_u64(j, "hdrm_pkts", r->hdrm_pkts);
-				jw_u64(j, "hdrm_drops", r->hdrm_drops);
-				jw_end_obj(j);
-			} else {
-				fprintf(out, "%-4u %-15.*s %4u %6s %8llu %8llu %10llu %10llu %10llu %10llu\n", i,
-					DC_SW_IFNAME_LEN, p.ifname, pr, r->iq.paused ? "yes" : "no",
-					(unsigned long long)r->pauses, (unsigned long long)r->resumes,
-					(unsigned long long)r->iq.q_bytes,
-					(unsigned long long)r->iq.hdrm_bytes,
-					(unsigned long long)r->hdrm_pkts,
-					(unsigned long long)r->hdrm_drops);
-			}
-		}
-	}
-	if (j) {
-		jw_end_arr(j);
-		jw_end_obj(j);
-	}
+	sw_status_pfc(s, cfg, j, out, false, sonic_row, &so);
 }
 
 /*
@@ -100,9 +154,8 @@ static void sw_status_sonic(const struct sw *s, const struct dc_sw_cfg *cfg, str
 static void sw_status_rv(const struct sw *s, const struct dc_sw_cfg *cfg, struct jw *j, FILE *out)
 {
 	static struct dc_sw_rv rv;
-	struct dc_sw_port p;
 	char why[256];
-	__u32 zero = 0, i, pr;
+	__u32 zero = 0;
 	__u64 h = cfg->rv.hdrm_pool_bytes;
 	int fd;
 
@@ -128,7 +181,6 @@ static void sw_status_rv(const struct sw *s, const struct dc_sw_cfg *cfg, struct
 		jw_u64(j, "n_lossy_q16", rv.pool.n_q16[DC_RV_LOSSY]);
 		jw_u64(j, "n_lossless_q16", rv.pool.n_q16[DC_RV_LOSSLESS]);
 		jw_u64(j, "resets", rv.resets);
-		jw_arr(j, "pfc");
 	} else {
 		fprintf(out, "reverie: shared pool %llu of %llu bytes, headroom %llu of %llu bytes "
 			"(%u per queue), n lossy %.2f lossless %.2f, %llu resets on an empty buffer\n",
@@ -137,48 +189,8 @@ static void sw_status_rv(const struct sw *s, const struct dc_sw_cfg *cfg, struct
 			(unsigned long long)rv.pool.hdrm_used, (unsigned long long)h, cfg->rv.hdrm_bytes,
 			(double)rv.pool.n_q16[DC_RV_LOSSY] / DC_Q16_ONE,
 			(double)rv.pool.n_q16[DC_RV_LOSSLESS] / DC_Q16_ONE, (unsigned long long)rv.resets);
-		fprintf(out, "%-4s %-15s %4s %6s %8s %8s %10s %10s %10s %10s %10s\n", "port", "ifname",
-			"prio", "paused", "pauses", "resumes", "q_B", "qhat_B", "hdrm_B", "hdrm_pkts",
-			"hdrm_drop");
 	}
-	for (i = 0; i < DC_SW_PORTS_MAX; i++) {
-		if (bpf_map_lookup_elem(s->port, &i, &p) || !p.rate_mbps)
-			continue;
-		for (pr = 0; pr < DC_SW_PRIOS; pr++) {
-			const struct dc_sw_rvq *r = &rv.in[i * DC_SW_PRIOS + pr];
-
-			if (!cfg->rv.lossless[pr])
-				continue;
-			if (j) {
-				jw_obj(j, NULL);
-				jw_u64(j, "port", i);
-				jw_str(j, "ifname", p.ifname);
-				jw_u64(j, "prio", pr);
-				jw_bool(j, "paused", r->q.paused);
-				jw_u64(j, "pauses", r->pauses);
-				jw_u64(j, "resumes", r->resumes);
-				jw_u64(j, "q_bytes", r->q.q_bytes);
-				jw_u64(j, "qhat_bytes", r->q.qhat_q16 >> DC_Q16_SHIFT);
-				jw_u64(j, "hdrm_bytes", r->q.hdrm_bytes);
-				jw_u64(j, "hdrm_pkts", r->hdrm_pkts);
-				jw_u64(j, "hdrm_drops", r->hdrm_drops);
-				jw_end_obj(j);
-			} else {
-				fprintf(out, "%-4u %-15.*s %4u %6s %8llu %8llu %10llu %10llu %10llu %10llu %10llu\n",
-					i, DC_SW_IFNAME_LEN, p.ifname, pr, r->q.paused ? "yes" : "no",
-					(unsigned long long)r->pauses, (unsigned long long)r->resumes,
-					(unsigned long long)r->q.q_bytes,
-					(unsigned long long)(r->q.qhat_q16 >> DC_Q16_SHIFT),
-					(unsigned long long)r->q.hdrm_bytes,
-					(unsigned long long)r->hdrm_pkts,
-					(unsigned long long)r->hdrm_drops);
-			}
-		}
-	}
-	if (j) {
-		jw_end_arr(j);
-		jw_end_obj(j);
-	}
+	sw_status_pfc(s, cfg, j, out, true, rv_row, &rv);
 }
 
 /*

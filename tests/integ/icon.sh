@@ -190,6 +190,10 @@ jqs "icon: status --json: the sinks, the counters, the sender's flow with n 8" \
 	 .counters.opt_parsed >= 3 and
 	 ([.flows[] | select(.local | startswith("10.209.0.2:")) | select(.remote == "10.209.0.1:5001") | .n_peer] == [8])' \
 	"${D[@]}" --json icon status
+# the same counters in the Prometheus text (one list: include/dcbpf/icon.h)
+parsed=$("${D[@]}" metrics | awk '$1 == "dcbpf_icon_opt_parsed_total" { print $2 }')
+[ "${parsed:-0}" -ge 3 ] && t_pass "icon: dcbpf metrics: dcbpf_icon_opt_parsed_total $parsed" ||
+	t_fail "icon: dcbpf metrics: dcbpf_icon_opt_parsed_total at least 3" "'$parsed'"
 cfg_set $SINK:5001 0
 jqs "icon: set N 0 removes the entry" '([.sinks[].sink] | sort) == ["10.209.0.1:0", "10.209.0.3:5004"]' "${D[@]}" --json icon status
 expect "icon: detach" 0 "icon: detached" "${D[@]}" icon detach

@@ -67,6 +67,11 @@ jqv "ictcp cli: TCP_WINDOW_CLAMP accepted from sockops, per-segment callbacks, p
 jqv "ictcp cli: both flows: a clamp of at least 2 mss, the bytes counted" "$st" \
 	'[.flows[] | select(.local == "10.214.0.1:5001")] as $f | ($f | length) == 2 and
 	 all($f[]; .rwnd_bytes >= 2 * .mss_bytes and .rwnd_max_bytes >= .rwnd_bytes and .bytes_rcvd > 0)'
+# the same counters in the Prometheus text (one list: include/dcbpf/ictcp.h)
+clamps=$("${D[@]}" metrics | awk '$1 == "dcbpf_ictcp_clamps_set_total" { print $2 }')
+[ "${clamps:-0}" -gt 0 ] && [ "$clamps" -ge "$(jq '.counters.clamps_set' <<<"$st")" ] &&
+	t_pass "ictcp cli: dcbpf metrics: dcbpf_ictcp_clamps_set_total $clamps, at least status's" ||
+	t_fail "ictcp cli: dcbpf metrics: dcbpf_ictcp_clamps_set_total" "'$clamps'"
 expect "ictcp cli: status text" 0 "slot: T [0-9]+ ns.*" "${D[@]}" ictcp status
 expect "ictcp cli: detach" 0 "ictcp: detached" "${D[@]}" ictcp detach
 [ ! -e "$M" ] && t_pass "ictcp cli: detach removed the pins" || t_fail "ictcp cli: detach removed the pins" "$(ls "$M" 2>&1)"

@@ -79,6 +79,11 @@ jqs "resq cli: status: defaults (any, 32K,256K, levels 2..4, CS7 for level 1, 20
 	 .base_level == 2 and .lowest_level == 4 and .reserved_bytes == 20000 and .cs_top == 7 and $links and
 	 (.counters | has(\"tagged\") and has(\"promoted\")) and (.flows | type) == \"array\"" \
 	"${D[@]}" --json resq status --netns "$NS"
+# the counters in the Prometheus text, labelled with the namespace
+m=$("${D[@]}" metrics 2>&1)
+grep -q "^dcbpf_resq_tagged_total{netns=\"$NS\"} [0-9]" <<<"$m" &&
+	t_pass "resq cli: dcbpf metrics: dcbpf_resq_tagged_total{netns=\"$NS\"}" ||
+	t_fail "resq cli: dcbpf metrics: dcbpf_resq_tagged_total{netns=\"$NS\"}" "$(grep -m3 resq <<<"$m")"
 # bpftool 7.1 does not list tcx links per device: the program is loaded
 # while its link holds it and gone once detach drops the link
 bpftool prog show name dc_resq_egress 2>/dev/null | grep -q dc_resq_egress &&

@@ -22,33 +22,62 @@
 #include "loader/lib/counters.h"
 
 static const char *const objs[] = { "powertcp", "baseline", "int", "int_transit", "switch",
-				    "ethereal", "eth_leaf", "dctcp", "icon", "resq_host", "rdcn", NULL };
+				    "ethereal", "eth_leaf", "dctcp", "icon", "ictcp", "resq_host", "rdcn",
+				    "perc", "cosy", NULL };
+
+struct leaf {
+	const char *name;
+	unsigned int bit_off;
+	__u32 type;
+};
+
+#define LEAVES_MAX 128
+
+/* The struct's members in order, anonymous structs and unions opened: a
+ * named member of an anonymous union is another view of the struct beside
+ * it (drop[] over drop_short, drop_version, ...) and is left out. */
+static void leaves(const struct btf *btf, const struct btf_type *t, unsigned int base,
+		   struct leaf *out, unsigned int *n)
+{
+	const struct btf_member *m = btf_members(t);
+	unsigned int i;
+
+	for (i = 0; i < btf_vlen(t) && *n < LEAVES_MAX; i++) {
+		const char *name = btf__name_by_offset(btf, m[i].name_off);
+		const struct btf_type *mt = btf__type_by_id(btf, btf__resolve_type(btf, m[i].type));
+		unsigned int off = base + btf_member_bit_offset(t, i);
+
+		if (!*name && (btf_is_struct(mt) || btf_is_union(mt)))
+			leaves(btf, mt, off, out, n);
+		else if (!btf_is_union(t))
+			out[(*n)++] = (struct leaf){ name, off, m[i].type };
+	}
+}
 
 /* NULL if s matches the struct in btf, else what differs. */
 static const char *btf_diff(const struct btf *btf, const struct dc_ctr_set *s, char *why,
 			    size_t len)
 {
 	int id = btf__find_by_name_kind(btf, s->type, BTF_KIND_STRUCT);
-	const struct btf_member *m;
+	struct leaf m[LEAVES_MAX];
 	const struct btf_type *t;
-	unsigned int i, vlen;
+	unsigned int i, vlen = 0;
 
 	if (id < 0)
 		return snprintf(why, len, "no struct %s", s->type), why;
 	t = btf__type_by_id(btf, id);
-	vlen = btf_vlen(t);
-	m = btf_members(t);
+	leaves(btf, t, 0, m, &vlen);
 	if (t->size != s->size)
 		return snprintf(why, len, "size %u, table says %zu", t->size, s->size), why;
 	for (i = 0; i < vlen || i < s->n; i++) {
-		const char *bn = i < vlen ? btf__name_by_offset(btf, m[i].name_off) : "(none)";
+		const char *bn = i < vlen ? m[i].name : "(none)";
 		const char *tn = i < s->n ? s->ctr[i].name : "(none)";
 
 		if (i >= vlen || i >= s->n || strcmp(bn, tn))
 			return snprintf(why, len, "member %u is %s, table has %s", i, bn, tn), why;
-		if (btf_member_bit_offset(t, i) != s->ctr[i].off * 8)
-			return snprintf(why, len, "%s at bit %u, table has byte %zu", bn,
-					btf_member_bit_offset(t, i), s->ctr[i].off), why;
+		if (m[i].bit_off != s->ctr[i].off * 8)
+			return snprintf(why, len, "%s at bit %u, table has byte %zu", bn, m[i].bit_off,
+					s->ctr[i].off), why;
 		if (btf__resolve_size(btf, m[i].type) != 8 ||
 		    !btf_is_int(btf__type_by_id(btf, btf__resolve_type(btf, m[i].type))))
 			return snprintf(why, len, "%s is not a 64-bit integer", bn), why;
