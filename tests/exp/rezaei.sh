@@ -356,11 +356,13 @@ icon)
 		jq '{max_n: ([.flows[].n_peer] | max), flows_with_n: ([.flows[] | select(.n_peer > 0)] | length),
 			flows: (.flows | length)}' >"$OUT/state.json"
 	rm -f "$RZ_CGTOOL" ;;
-smartbuf)	# the leaves' learning, summed over the run (docs/admission.md, "SmartBuf")
+smartbuf)	# the leaves' learning, summed over the run, and their Main tables (docs/admission.md, "SmartBuf")
 	for sw in $RZ_LEAF_SWS; do bpftool -j map dump pinned "$PIN/sw/$sw/dc_sw_sbuf"; done |
 		jq -s 'map(.[0].formatted.value) | {samples: (map(.samples) | add), lookups: (map(.lookups) | add),
 			inserts: (map(.inserts) | add), main_entries: (map([.main.e[] | select(.used != 0)] | length) | add),
-			edt_bursts: (map([.edt[].bursts] | add) | add)}' >"$OUT/state.json" ;;
+			edt_bursts: (map([.edt[].bursts] | add) | add),
+			main: (map([.main.e[] | select(.used != 0) | {key_bytes_per_us: (.key_q16 / 65536 | . * 100 | round / 100),
+				max_bytes, hits}] | sort_by(.key_bytes_per_us)))}' >"$OUT/state.json" ;;
 esac
 WL_TOOL_BIN=""
 

@@ -14,7 +14,7 @@
 # rows, summary.json's schema with the fairness runs, fair.csv with a row
 # per variant whose long flows carried traffic before and during the
 # queries and queued at their port, the queries completed, and the PNGs — and that the leaves took
-# queue samples and SmartBuf learned at least one burst into Main.  Not the
+# queue samples and SmartBuf learned at least one burst into Main (listed per leaf).  Not the
 # figures: those are docs/results.md's.
 # shellcheck shell=bash
 # shellcheck disable=SC2015
@@ -87,7 +87,8 @@ jq -e '.schema == "dcbpf-rezaei/1" and .system == "smartbuf" and (.runs | length
 
 # the mechanism: the leaves sampled their queues and learned a burst
 # (16 x 16 KB into a 100 Mbit/s port: well above B/σ = 30 kB)
-jq -e '.samples > 0 and .inserts > 0' "$d/state.json" >/dev/null 2>&1 &&
-	t_pass "smartbuf: the leaves sampled their queues and learned bursts ($(jq -c . "$d/state.json"))" ||
+jq -e '.samples > 0 and .inserts > 0 and (.main | length) == 2 and (.main | map(length) | add) == .main_entries' \
+	"$d/state.json" >/dev/null 2>&1 &&
+	t_pass "smartbuf: the leaves sampled their queues, learned bursts, Main listed ($(jq -c 'del(.main)' "$d/state.json"))" ||
 	t_fail "smartbuf: learning in force" "$(cat "$d/state.json" 2>&1)"
 [ -z "${T_FAILED:-}" ]
