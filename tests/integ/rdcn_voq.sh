@@ -69,19 +69,12 @@ echo "$FAB_RD_OUT" >"$tmp/attach.json"
 
 python3 - "$tmp" >"$tmp/verdict.txt" 2>"$tmp/verdict.err" <<'EOF'
 import json, sys
+sys.path.insert(0, "tests/lib")
+from rdcnrun import load
 d = sys.argv[1]
-att = json.load(open(d + "/attach.json"))
+att, up, sent, recv, pc = load(d)
 voq = json.load(open(d + "/voq.json"))
 epoch, slot, day, period = att["flip_at_ns"], att["slot_ns"], att["day_ns"], att["period"]
-match = {}
-for line in open(d + "/rr.sched"):
-    w = line.split("#")[0].split()
-    if w and w[0] == "match":
-        match[(int(w[1]), int(w[2]))] = [int(x) for x in w[3:]]
-up = [t for t in range(period) if match[(t, 0)][0] == 2]
-sent = [tuple(map(int, l.split())) for l in open(d + "/sent.txt")]
-recv = [tuple(map(int, l.split())) for l in open(d + "/recv.txt")]
-pc = {e["formatted"]["key"]: e["formatted"]["value"] for e in json.load(open(d + "/pcnt.json"))}
 p0, p2 = pc[0 * 8], pc[2 * 8]
 nodest = sum(pc[i * 8]["drop_nodest"] for i in range(4))
 DELIVERY = 5000000  # the receiver's wake-up after the switch passed it

@@ -74,19 +74,24 @@ ip netns exec "$Z" tshark -n -i vz -f "tcp and src host 10.77.0.1" -T fields \
 CAP=$!
 wait_until 10 grep -q "Capturing on" "$tmp/cap.err" ||
 	{ t_fail "resq live: capture started" "$(head -c 300 "$tmp/cap.err")"; exit 1; }
-# both ends bounded in time: a failed connect must not leave the other waiting
-ip netns exec "$Z" timeout 20 python3 -c '
+# A receiver in Z on PORT that writes the bytes it got to FILE, its pid in
+# srv; returns once it listens.  Both ends are bounded in time: a failed
+# connect must not leave the other waiting.
+sink() { # port file
+	ip netns exec "$Z" timeout 20 python3 -c '
 import socket, sys
-s = socket.socket(); s.settimeout(15); s.bind(("10.77.0.2", 5201)); s.listen(1)
+s = socket.socket(); s.settimeout(15); s.bind(("10.77.0.2", int(sys.argv[1]))); s.listen(1)
 c, _ = s.accept(); c.settimeout(15); n = 0
 while True:
     d = c.recv(65536)
     if not d: break
     n += len(d)
-print(n)' >"$tmp/rx" &
-srv=$!
-listening() { ip netns exec "$Z" ss -ltn "sport = :5201" | grep -q 5201; }
-wait_until 5 listening || { t_fail "resq live: receiver listening" "no listener on :5201"; exit 1; }
+print(n)' "$1" >"$2" &
+	srv=$!
+	wait_until 5 listening "$1" || { t_fail "resq live: receiver listening" "no listener on :$1"; exit 1; }
+}
+listening() { ip netns exec "$Z" ss -ltn "sport = :$1" | grep -q ":$1"; }
+sink 5201 "$tmp/rx"
 ip netns exec "$A" timeout 20 python3 -c "
 import socket
 s = socket.create_connection(('10.77.0.2', 5201)); s.sendall(b'x' * $BYTES); s.close()"
@@ -133,18 +138,7 @@ if [ -n "$CG" ]; then
 	"${D[@]}" resq set --netns "$A" --promote rto
 	ip -n "$A" neigh replace 10.77.0.2 lladdr "$(ip -n "$Z" -j link show vz | jq -r '.[0].address')" \
 		dev va nud permanent
-	ip netns exec "$Z" timeout 20 python3 -c '
-import socket
-s = socket.socket(); s.settimeout(15); s.bind(("10.77.0.2", 5202)); s.listen(1)
-c, _ = s.accept(); c.settimeout(15); n = 0
-while True:
-    d = c.recv(65536)
-    if not d: break
-    n += len(d)
-print(n)' >"$tmp/rx2" &
-	srv=$!
-	listening2() { ip netns exec "$Z" ss -ltn "sport = :5202" | grep -q 5202; }
-	wait_until 5 listening2 || { t_fail "resq live: receiver listening" "no listener on :5202"; exit 1; }
+	sink 5202 "$tmp/rx2"
 	timeout 20 bash -c "echo \$\$ >'$CG/cgroup.procs' && exec ip netns exec '$A' python3 -c \"
 import socket, subprocess, time
 s = socket.create_connection(('10.77.0.2', 5202)); s.sendall(b'x' * 40000); time.sleep(0.1)

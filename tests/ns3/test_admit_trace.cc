@@ -39,21 +39,8 @@ extern "C" {
 
 using namespace ns3;
 
-static int failed;
-
-#define CHECK(name, cond, ...)                                                                     \
-    do                                                                                             \
-    {                                                                                              \
-        if (cond)                                                                                  \
-            printf("PASS: %s\n", name);                                                            \
-        else                                                                                       \
-        {                                                                                          \
-            printf("FAIL: %s: ", name);                                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf(" (%s:%d)\n", __FILE__, __LINE__);                                              \
-            failed = 1;                                                                            \
-        }                                                                                          \
-    } while (0)
+/* CHECK, CHECK_EQ: the host unit tests' assertions */
+#include "../lib/check.h"
 
 /* A queue-disc item with no header of its own: its size is the trace's. */
 class TraceItem : public QueueDiscItem
@@ -352,7 +339,7 @@ Generated()
         free(a);
         a = NULL;
     }
-    return failed;
+    return check_failed;
 }
 
 /* One trace file and algorithm, totals as JSON (the keys of `dcbpf sim

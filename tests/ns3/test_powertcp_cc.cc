@@ -35,21 +35,8 @@
 
 using namespace ns3;
 
-static int failed;
-
-#define CHECK(name, cond, ...)                                                                     \
-    do                                                                                             \
-    {                                                                                              \
-        if (cond)                                                                                  \
-            printf("PASS: %s\n", name);                                                            \
-        else                                                                                       \
-        {                                                                                          \
-            printf("FAIL: %s: ", name);                                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf(" (%s:%d)\n", __FILE__, __LINE__);                                              \
-            failed = 1;                                                                            \
-        }                                                                                          \
-    } while (0)
+/* CHECK, CHECK_EQ: the host unit tests' assertions */
+#include "../lib/check.h"
 
 static const uint32_t MSS = 1500, RATE_MBPS = 1000, BASE_US = 50, ACK_GAP_NS = 12000;
 static const uint64_t BDP = (uint64_t)RATE_MBPS * BASE_US / 8; /* 6250 B */
@@ -257,5 +244,5 @@ main()
         CHECK(name, l.law == LAW_INT ? cc->m_intAcks == nacks : cc->m_thetaAcks == nacks,
               "wrong law");
     }
-    return failed;
+    return check_failed;
 }
