@@ -15,6 +15,10 @@
 #    the HTB control class; a second attach is refused and changes nothing;
 #  - detach removes programs, HTB roots and pins; again, it says so; the
 #    RSVP mode is K 1 in status.
+# host-suite: the command's checks, refusals and undo are user space over
+# tc and the pin directory; its 6.1 path (clsact instead of tcx, the HTB
+# control class, status, detach) is proven by integ/cosy.sh, which attaches
+# its switch with this command (saves 30-50 s of the VM suite).
 # shellcheck shell=bash
 # SC2015: "A && t_pass || t_fail" is safe, t_pass only prints.  SC2317: cleanup
 # runs from the EXIT trap.
