@@ -120,6 +120,24 @@ static void swfix_cfg(struct swfix *f)
 	bpf_map_update_elem(f->meta, &zero, &meta, BPF_ANY);
 }
 
+/* f->c from zero: Dynamic Thresholds over buffer_bytes, every priority's
+ * alpha alpha_q16, the ABM period the tests share, the priority from
+ * DSCP's class bits.  The caller sets what its cases need, then
+ * swfix_cfg. */
+static __attribute__((unused)) void swfix_dt(struct swfix *f, __u64 buffer_bytes, __u32 alpha_q16)
+{
+	unsigned int v;
+
+	memset(&f->c, 0, sizeof(f->c));
+	f->c.alg = DC_ALG_DT;
+	f->c.buffer_bytes = buffer_bytes;
+	f->c.abm_period_us = 100;
+	for (v = 0; v < DC_SW_PRIOS; v++)
+		f->c.alpha_q16[v] = alpha_q16;
+	for (v = 0; v < 64; v++)
+		f->c.dscp_prio[v] = (__u8)(v >> 3);
+}
+
 /* Queue state as the tracker would leave it. */
 static __attribute__((unused)) void swfix_queue(struct swfix *f, __u64 q_out, __u64 Q, __u32 n, __u32 gamma_q16)
 {

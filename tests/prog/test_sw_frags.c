@@ -109,15 +109,8 @@ int main(void)
 	CHECK("frags: the admission program is loaded from section xdp.frags",
 	      !strcmp(bpf_program__section_name(f.skel->progs.dc_sw_admit), "xdp.frags"), "%s",
 	      bpf_program__section_name(f.skel->progs.dc_sw_admit));
-	memset(&f.c, 0, sizeof(f.c));
-	f.c.alg = DC_ALG_DT;
-	f.c.buffer_bytes = 100000;
+	swfix_dt(&f, 100000, Q16(0.5));
 	f.c.ecn_k_bytes = 15000;
-	f.c.abm_period_us = 100;
-	for (v = 0; v < DC_SW_PRIOS; v++)
-		f.c.alpha_q16[v] = Q16(0.5);
-	for (v = 0; v < 64; v++)
-		f.c.dscp_prio[v] = (__u8)(v >> 3);
 	swfix_cfg(&f);
 
 	/* single buffer: exactly as before the program became frags-aware */

@@ -343,8 +343,6 @@ static void resqueue(void)
 
 int main(void)
 {
-	int v;
-
 	(void)swfix_pkt;	/* the fixture's TCP frame: this test builds its own */
 	DC_TEST_NEED_ROOT("switch classification-mode fixtures");
 	if (swfix_setup(&f)) {
@@ -352,14 +350,7 @@ int main(void)
 		return 1;
 	}
 	qfd = bpf_map__fd(f.skel->maps.dc_sw_queue);
-	memset(&f.c, 0, sizeof(f.c));
-	f.c.alg = DC_ALG_DT;
-	f.c.buffer_bytes = B;
-	f.c.abm_period_us = 100;
-	for (v = 0; v < DC_SW_PRIOS; v++)
-		f.c.alpha_q16[v] = Q16(0.5);
-	for (v = 0; v < 64; v++)
-		f.c.dscp_prio[v] = (__u8)(v >> 3);
+	swfix_dt(&f, B, Q16(0.5));
 	f.c.prio_mode = DC_SW_PM_SLYTHERIN;
 	f.c.sly_k_q16 = Q16(0.25);
 	swfix_cfg(&f);

@@ -84,22 +84,13 @@ static __u32 tc_prio(__u8 tos, bool arp, int *ret)
 
 int main(void)
 {
-	int v;
-
 	DC_TEST_NEED_ROOT("switch queue fixtures");
 	if (swfix_setup(&f)) {
 		printf("FAIL: switch queue fixture: namespace, veths and switch object set up\n");
 		return 1;
 	}
 	qfd = bpf_map__fd(f.skel->maps.dc_sw_queue);
-	memset(&f.c, 0, sizeof(f.c));
-	f.c.alg = DC_ALG_DT;
-	f.c.buffer_bytes = B;
-	f.c.abm_period_us = 100;
-	for (v = 0; v < DC_SW_PRIOS; v++)
-		f.c.alpha_q16[v] = Q16(0.5);
-	for (v = 0; v < 64; v++)
-		f.c.dscp_prio[v] = (__u8)(v >> 3);
+	swfix_dt(&f, B, Q16(0.5));
 	swfix_cfg(&f);
 
 	/* DT, two queues: the low queue holds 400 kB, T = 0.5·(1 MB − 400 kB) */

@@ -109,15 +109,8 @@ int main(void)
 		printf("FAIL: switch tag fixture: namespace, veths and switch object set up\n");
 		return 1;
 	}
-	memset(&f.c, 0, sizeof(f.c));
-	f.c.alg = DC_ALG_DT;
-	f.c.buffer_bytes = 1000000;
+	swfix_dt(&f, 1000000, Q16(1));
 	f.c.ecn_k_bytes = K;
-	f.c.abm_period_us = 100;
-	for (v = 0; v < DC_SW_PRIOS; v++)
-		f.c.alpha_q16[v] = Q16(1);
-	for (v = 0; v < 64; v++)
-		f.c.dscp_prio[v] = (__u8)(v >> 3);
 	/* the leaf's two uplinks: tag 1 → port 1 (the FIB's), tag 2 → port 0 */
 	f.c.tag_port[1] = 1 + 1;
 	f.c.tag_port[2] = 0 + 1;
