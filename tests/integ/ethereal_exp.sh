@@ -24,7 +24,7 @@ mkdir -p "$LOG"
 
 out=$(CC=cubic OUT="$LOG/bad" tests/exp/ethereal 2>&1)
 rc=$?
-[ $rc = 2 ] && grep -q "CC is dctcp, powertcp or powertcp-int, not 'cubic'" <<<"$out" && [ ! -e "$LOG/bad" ] &&
+[ $rc = 2 ] && grep -q "CC is dctcp, powertcp, powertcp-int or theta-int, not 'cubic'" <<<"$out" && [ ! -e "$LOG/bad" ] &&
 	t_pass "ethereal exp: an unknown CC refused (exit 2, nothing written)" ||
 	t_fail "ethereal exp: an unknown CC refused" "exit $rc: $out"
 
