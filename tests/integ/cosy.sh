@@ -69,23 +69,25 @@ swstat() {
 	"${DP[@]}" --json cosy status --netns "$S" |
 		jq -c '.counters + {vls_held: ([.ports[].held] | add), held_p1: (.ports[] | select(.if == "p1") | .held)}'
 }
-# δ_cosy at the switch: 100 ms (a 64000-byte message takes about 1 ms)
+# δ_cosy at the switch and the hosts: 2 s (a 64000-byte message takes about
+# 1 ms; the 6.1 guest under emulation, pings beside, needed more than the
+# default 100 ms)
 # with the control class: an HTB root per port, control strict priority
-switch $K 100000000 --ctrl-mbit 1000
+switch $K 2000000000 --ctrl-mbit 1000
 
-ip netns exec "$H2" "$D" --json cosy serve --bind 10.77.2.1 -n $N -k $K --run-ms 10000 >"$tmp/serve.json" 2>&1 &
+ip netns exec "$H2" "$D" --json cosy serve --bind 10.77.2.1 -n $N -k $K --delta-ns 2000000000 --run-ms 10000 >"$tmp/serve.json" 2>&1 &
 SERVE=$!
 t_cleanup stop_pid "$SERVE"
 sleep 0.3
 # best effort beside cosy: h3 pings h2 through the same port meanwhile
-ip netns exec "$H3" ping -c 40 -i 0.01 -W 2 -s 1000 -q 10.77.2.1 >"$tmp/ping.txt" 2>&1 &
+ip netns exec "$H3" ping -c 20 -i 0.02 -W 2 -s 1000 -q 10.77.2.1 >"$tmp/ping.txt" 2>&1 &
 PING=$!
 jqs "cosy: $N messages of 64000 B from h1 to h2 through the switch complete" \
 	".complete == $N and .done == $N" \
-	ip netns exec "$H1" "$D" --json cosy send --to 10.77.2.1 -n $N -k $K --run-ms 10000
+	ip netns exec "$H1" "$D" --json cosy send --to 10.77.2.1 -n $N -k $K --delta-ns 2000000000 --run-ms 10000
 wait "$SERVE"
 wait "$PING"
-grep -q ' 40 received' "$tmp/ping.txt" && t_pass "cosy: best-effort traffic beside it: 40 of 40 pings from h3 to h2" ||
+grep -q ' 20 received' "$tmp/ping.txt" && t_pass "cosy: best-effort traffic beside it: 20 of 20 pings from h3 to h2" ||
 	t_fail "cosy: best-effort pings beside cosy" "$(tail -n 2 "$tmp/ping.txt" | tr '\n' ' ')"
 jqv "cosy: h2 received $N" "$(cat "$tmp/serve.json")" ".received == $N and .failed == 0"
 jqv "cosy: the switch reserved and released one VL per message, forwarded every data packet, dropped nothing, holds none" \
@@ -96,9 +98,9 @@ jqv "cosy: the switch reserved and released one VL per message, forwarded every 
 # best-effort one
 cls_pkts() { tc -n "$S" -s class show dev p2 | awk -v c="$1" '$1 == "class" { hit = ($3 == c) } hit && $1 == "Sent" { print $4; exit }'; }
 c1=$(cls_pkts c05:1) c2=$(cls_pkts c05:2)
-[ "${c1:-0}" -ge $((2 * N)) ] && [ "${c2:-0}" -ge $((46 * N + 40)) ] && [ "${c1:-0}" -lt $((46 * N)) ] &&
+[ "${c1:-0}" -ge $((2 * N)) ] && [ "${c2:-0}" -ge $((46 * N + 20)) ] && [ "${c1:-0}" -lt $((46 * N)) ] &&
 	t_pass "cosy: on the port toward h2, control in the strict-priority class ($c1 packets), data in best effort ($c2)" ||
-	t_fail "cosy: the control class" "c05:1 $c1, c05:2 $c2 packets (want >= $((2 * N)) and >= $((46 * N + 40)))"
+	t_fail "cosy: the control class" "c05:1 $c1, c05:2 $c2 packets (want >= $((2 * N)) and >= $((46 * N + 20)))"
 
 # K = 1: two messages from h1 at once, one VL toward h1.  Each takes 512 ms
 # on the wire (6.4 MB at 100 Mb/s), so the two overlap even when the second
