@@ -145,6 +145,17 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } dc_sw_sonic SEC(".maps");
 
+/* PFC pause state per (ingress port, priority) for the upstream (struct
+ * dc_sw_pfc): memory-mapped by its reader, so no syscall per frame. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DC_SW_PORTS_MAX * DC_SW_PRIOS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct dc_sw_pfc);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_sw_pfc SEC(".maps");
+
 /* Sampled arrivals and admission drops (struct dc_sw_event). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

@@ -38,6 +38,32 @@ static __always_inline __u32 dc_rvkey(__u32 port, __u32 prio)
 	return k & (DC_SW_PORTS_MAX * DC_SW_PRIOS - 1);
 }
 
+/*
+ * The upstream's copy of a lossless ingress queue's PFC state (dc_sw_pfc;
+ * include/dcbpf/switch.h): written at every transition and, while the
+ * queue stays paused, at each of its arrivals and departures (the refresh
+ * that keeps the pause from expiring).  Written from its state after each
+ * event, not toggled, so a write two CPUs raced on is corrected by the
+ * queue's next event.  Nothing is written while the queue runs unpaused.
+ */
+static __always_inline void dc_pfc_note(__u32 key, __u32 paused, bool pause)
+{
+	struct dc_sw_pfc *f;
+	__u64 now;
+
+	key &= DC_SW_PORTS_MAX * DC_SW_PRIOS - 1;
+	f = bpf_map_lookup_elem(&dc_sw_pfc, &key);
+	if (!f || (!paused && !f->paused))
+		return;
+	now = bpf_ktime_get_ns();
+	if (pause) {
+		f->pause_ns = now;
+		__sync_fetch_and_add(&f->pauses, 1);
+	}
+	f->write_ns = now;
+	f->paused = paused;
+}
+
 /* dc_cred_io carries Reverie's inputs beside q, len, pid (the egress
  * port): the ingress ifindex and the priority. */
 #define DC_RV_IO_INIF 1
@@ -96,6 +122,8 @@ __noinline int dc_rv_path(struct dc_cred_io *o)
 	o->x[0] = cls;
 	if (pause)
 		__sync_fetch_and_add(&rq->pauses, 1);
+	if (cls == DC_RV_LOSSLESS)
+		dc_pfc_note(key, rq->q.paused, pause);
 	switch (v) {
 	case DC_RV_SHARED:
 		return DC_V_ADMIT;
@@ -132,6 +160,7 @@ static long dc_rv_zero_one(__u32 i, void *data)
 	r = &rv->in[i];
 	if (r->q.paused)
 		__sync_fetch_and_add(&r->resumes, 1);
+	dc_pfc_note(i, 0, false);
 	__builtin_memset(&r->q, 0, sizeof(r->q));
 	__builtin_memset(&rv->eg[i].q, 0, sizeof(rv->eg[i].q));
 	return 0;
@@ -200,6 +229,8 @@ static __always_inline void dc_rv_depart(struct dc_sw_rv *rv, const struct dc_sw
 	dc_rv_params_of(cfg, pp);
 	if (dc_rv_departure(pp, &rv->pool, &rq->q, cls, skb->len))
 		__sync_fetch_and_add(&rq->resumes, 1);
+	if (cls == DC_RV_LOSSLESS)
+		dc_pfc_note(key, rq->q.paused, false);
 }
 
 /* The tracker's part: every skb of a dequeue (a bulk dequeue hands out a
@@ -318,6 +349,8 @@ __noinline int dc_sonic_path(struct dc_cred_io *o)
 					    so->pools.eg_occ[DC_RV_LOSSY], pp->alpha_eg_q16[DC_RV_LOSSY]);
 	if (pause)
 		__sync_fetch_and_add(&iq->pauses, 1);
+	if (cls == DC_RV_LOSSLESS)
+		dc_pfc_note(ik, iq->iq.paused, pause);
 	switch (v) {
 	case DC_SONIC_INGRESS:
 		return DC_V_ADMIT;
@@ -348,6 +381,7 @@ static long dc_sonic_zero_one(__u32 i, void *data)
 	r = &so->in[i];
 	if (r->iq.paused)
 		__sync_fetch_and_add(&r->resumes, 1);
+	dc_pfc_note(i, 0, false);
 	__builtin_memset(&r->iq, 0, sizeof(r->iq));
 	so->eg_bytes[i] = 0;
 	return 0;
@@ -394,6 +428,8 @@ static __always_inline void dc_sonic_depart(struct dc_sw_sonic *so, const struct
 	dc_sonic_params_of(cfg, pp);
 	if (dc_sonic_departure(pp, &so->pools, &iq->iq, &so->eg_bytes[ek], cls, skb->len))
 		__sync_fetch_and_add(&iq->resumes, 1);
+	if (cls == DC_RV_LOSSLESS)
+		dc_pfc_note(ik, iq->iq.paused, false);
 }
 
 static __always_inline void dc_sonic_track(const struct dc_sw_cfg *cfg,

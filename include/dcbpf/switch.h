@@ -290,6 +290,25 @@ struct dc_sw_rvq {
 	__u64 hdrm_drops;	/* lossless packets its full headroom dropped */
 };
 
+/*
+ * PFC toward the upstream (dc_sw_pfc, array of DC_SW_PORTS_MAX·DC_SW_PRIOS,
+ * key ingress port·DC_SW_PRIOS + priority, BPF_F_MMAPABLE): the pause state
+ * of every lossless ingress queue of Reverie and SONiC (in[].q.paused,
+ * in[].iq.paused) where the upstream reads it without a system call — the
+ * delay line of a fabric wire maps it and holds that priority's frames
+ * while `paused` (docs/admission.md, "PFC in the fabric").  Written by XDP
+ * (PAUSE, and a refresh on every lossless arrival of a paused queue) and by
+ * the qdisc tracker (RESUME; a refresh on every departure while paused);
+ * `paused` last.  A PFC pause frame expires unless refreshed: so does this
+ * entry, for a reader that honours `write_ns` as the pause's quanta.
+ */
+struct dc_sw_pfc {
+	__u32 paused;		/* 1: the upstream must hold this priority */
+	__u32 pauses;		/* PAUSE transitions: a new value is a new pause */
+	__u64 pause_ns;		/* bpf_ktime_get_ns (CLOCK_MONOTONIC) of the last PAUSE */
+	__u64 write_ns;		/* last write: the PAUSE, a refresh, or the RESUME */
+};
+
 struct dc_sw_rv {
 	struct dc_rv_pool pool;			/* q*, headroom used, n_c */
 	struct dc_sw_rvq in[DC_SW_PORTS_MAX * DC_SW_PRIOS];	/* lossless, by source port */

@@ -27,9 +27,11 @@
 #include "swfixture.h"
 #include "dcbpf/reverie.h"
 #include "dcbpf/sw_sonic.h"
+#include <sys/mman.h>
 
 static struct swfix f;
-static int rvfd;
+static int rvfd, pfcfd;
+static volatile struct dc_sw_pfc *pfcmap;	/* dc_sw_pfc memory-mapped, as the upstream reads it */
 static struct dc_sw_rv model;	/* what the core says the map holds */
 static struct dc_rv_params P;
 
@@ -196,7 +198,7 @@ static void equivalence(void)
 static void pfc(void)
 {
 	struct dc_sw_counters c0, c1;
-	unsigned int n;
+	unsigned int n, p0;
 
 	params();
 	memset(&model, 0, sizeof(model));
@@ -223,6 +225,7 @@ static void pfc(void)
 	c1 = swfix_counters(&f, 1 * DC_SW_PRIOS + 0);
 	CHECK_EQ("reverie: ... by the threshold (drop_thresh_pkts of port 1, priority 0)",
 		 c1.drop_thresh_pkts - c0.drop_thresh_pkts, 1);
+	p0 = pfcmap ? pfcmap[IN_KEY].pauses : 0;	/* earlier parts paused this queue too */
 	CHECK_EQ("reverie: a lossless packet with q̂ > Γ passes", run(TOS_LOSSLESS, 1000), XDP_PASS);
 	get_state();
 	CHECK("reverie: ... its queue PAUSED, one pause counted, the packet in its headroom",
@@ -232,9 +235,31 @@ static void pfc(void)
 	      "paused %u pauses %llu hdrm %llu", got.in[IN_KEY].q.paused,
 	      (unsigned long long)got.in[IN_KEY].pauses,
 	      (unsigned long long)got.in[IN_KEY].q.hdrm_bytes);
+	{
+		struct dc_sw_pfc e;
+		__u32 k = IN_KEY, k2 = 1 * DC_SW_PRIOS + 3;
+
+		memset(&e, 0, sizeof(e));
+		bpf_map_lookup_elem(pfcfd, &k, &e);
+		CHECK("reverie: ... the pause in dc_sw_pfc (paused, one pause, its time) for the upstream",
+		      e.paused == 1 && e.pauses == p0 + 1 && e.pause_ns && e.write_ns == e.pause_ns,
+		      "paused %u pauses %u pause_ns %llu write_ns %llu", e.paused, e.pauses,
+		      (unsigned long long)e.pause_ns, (unsigned long long)e.write_ns);
+		CHECK("reverie: ... seen through the map's mmap (no syscall), no other queue paused",
+		      pfcmap && pfcmap[IN_KEY].paused == 1 && pfcmap[IN_KEY].pauses == p0 + 1 &&
+			      !pfcmap[k2].paused && !pfcmap[EG_KEY].paused,
+		      "mmap %p", (void *)pfcmap);
+		(void)k2;
+	}
 	for (n = 0; n < 4; n++)
 		run(TOS_LOSSLESS, 1000);
 	get_state();
+	CHECK("reverie: ... the pause refreshed by the arrivals while paused, still one pause",
+	      pfcmap && pfcmap[IN_KEY].paused == 1 && pfcmap[IN_KEY].pauses == p0 + 1 &&
+		      pfcmap[IN_KEY].write_ns > pfcmap[IN_KEY].pause_ns,
+	      "pauses %u write %llu pause %llu", pfcmap ? pfcmap[IN_KEY].pauses : 0,
+	      pfcmap ? (unsigned long long)pfcmap[IN_KEY].write_ns : 0ULL,
+	      pfcmap ? (unsigned long long)pfcmap[IN_KEY].pause_ns : 0ULL);
 	CHECK("reverie: four more while paused pass into the headroom, no second pause",
 	      got.in[IN_KEY].q.hdrm_bytes == 5000 && got.in[IN_KEY].pauses == 1 &&
 		      got.in[IN_KEY].hdrm_pkts == 5,
@@ -322,7 +347,8 @@ static void sreseed(void)
 
 static void equivalence_sonic(void)
 {
-	unsigned int i, seen[5] = { 0 }, bad_v = 0, bad_t = 0, bad_s = 0;
+	unsigned int i, seen[5] = { 0 }, bad_v = 0, bad_t = 0, bad_s = 0, bad_f = 0, nll = 0,
+		     npaused = 0;
 	__u32 zero = 0;
 
 	f.c.alg = DC_ALG_SONIC;
@@ -358,7 +384,16 @@ static void equivalence_sonic(void)
 		    memcmp(sgot.in, smodel.in, sizeof(smodel.in)) ||
 		    memcmp(sgot.eg_bytes, smodel.eg_bytes, sizeof(smodel.eg_bytes)))
 			bad_s++;
+		/* the upstream's copy follows the lossless queue's state */
+		if (cls && pfcmap) {
+			nll++;
+			npaused += iq->iq.paused;
+			bad_f += pfcmap[IN_KEY].paused != iq->iq.paused;
+		}
 	}
+	CHECK("sonic: dc_sw_pfc (mmap) equals the lossless queue's PFC state after each of its "
+	      "arrivals", pfcmap && nll >= 100 && npaused >= 10 && bad_f == 0,
+	      "%u of %u differ, %u paused", bad_f, nll, npaused);
 	CHECK_EQ("sonic xdp = core: 400 verdicts equal", bad_v, 0);
 	CHECK_EQ("sonic xdp = core: the threshold of every arrival equal", bad_t, 0);
 	CHECK_EQ("sonic xdp = core: pools, ingress and egress counters equal after every arrival",
@@ -380,6 +415,15 @@ int main(void)
 		return 1;
 	}
 	rvfd = bpf_map__fd(f.skel->maps.dc_sw_rv);
+	pfcfd = bpf_map__fd(f.skel->maps.dc_sw_pfc);
+	{
+		void *m = mmap(NULL, sizeof(struct dc_sw_pfc) * DC_SW_PORTS_MAX * DC_SW_PRIOS,
+			       PROT_READ, MAP_SHARED, pfcfd, 0);
+
+		pfcmap = m == MAP_FAILED ? NULL : m;
+		CHECK("reverie: dc_sw_pfc maps read-only into user space (BPF_F_MMAPABLE)", pfcmap != NULL,
+		      "mmap: %s", strerror(errno));
+	}
 	sofd = bpf_map__fd(f.skel->maps.dc_sw_sonic);
 	memset(&f.c, 0, sizeof(f.c));
 	f.c.alg = DC_ALG_REVERIE;

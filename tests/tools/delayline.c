@@ -62,7 +62,10 @@
 #define PACKET_IGNORE_OUTGOING 23	/* Linux 4.20 */
 #endif
 
+#define DEF_QUANTA_US 250000u	/* above a switch buffer's drain time: docs/admission.md, "PFC in the fabric" */
+
 static uint64_t start_ns;
+static struct pfc pfc;
 static volatile sig_atomic_t stop_sig, dump_req;
 
 static void on_signal(int sig)
@@ -77,6 +80,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: delayline -i DEV_IN -o DEV_OUT -d DELAY_US [-2] [-m RING_BYTES] [-r] [-c CPU]\n"
+		"                 [-P PFC_MAP -p PORT [-L PRIOS] [-q QUANTA_US] [-R MBIT]]\n"
 		"  -i DEV_IN      device whose received frames are delayed (in the current netns)\n"
 		"  -o DEV_OUT     device the frames leave on, unchanged\n"
 		"  -d DELAY_US    one-way delay in microseconds, 0..%u\n"
@@ -87,9 +91,17 @@ static void usage(FILE *f)
 		"  -c CPU         run on this CPU only; give the device that receives from\n"
 		"                 DEV_OUT an RPS mask without it, so that device's stack does\n"
 		"                 not run inside our sends (fabric_make_wire does both)\n"
+		"  -P PFC_MAP     a switch's pinned dc_sw_pfc (mapped once it exists): frames of\n"
+		"                 the lossless priorities DEV_IN -> DEV_OUT wait while the switch\n"
+		"                 has their priority paused on port PORT (PFC); their own FIFO\n"
+		"  -p PORT        the switch port DEV_OUT feeds (its place in switch up --ports)\n"
+		"  -L PRIOS       lossless priorities (DSCP / 8), comma separated (default 3)\n"
+		"  -q QUANTA_US   a pause not refreshed for this long expires (default %u)\n"
+		"  -R MBIT        the lossless priorities leave at most at this rate (the\n"
+		"                 link's): a backlog released on RESUME is not one burst\n"
 		"Run inside a namespace that holds both devices and no IP addresses.\n"
 		"SIGUSR1: counters as JSON on stdout; SIGTERM/SIGINT: counters, exit 0.\n",
-		MAX_DELAY_US, MIN_RING_BYTES, MAX_RING_BYTES, DEF_RING_BYTES);
+		MAX_DELAY_US, MIN_RING_BYTES, MAX_RING_BYTES, DEF_RING_BYTES, DEF_QUANTA_US);
 }
 
 /* parse_u64: whole decimal string in [lo, hi], or false. */
@@ -179,7 +191,7 @@ static size_t rec_bytes(uint32_t len)
 }
 
 /* ring_put: append one record (header + data) or return false when full. */
-static bool ring_put(struct dir *d, uint64_t deadline_ns, const void *data, uint32_t len)
+static bool ring_put(struct dir *d, uint64_t deadline_ns, const void *data, uint32_t len, uint32_t tag)
 {
 	size_t n = rec_bytes(len), at;
 	struct rec *r;
@@ -205,6 +217,7 @@ static bool ring_put(struct dir *d, uint64_t deadline_ns, const void *data, uint
 	r = (struct rec *)(d->ring + at);
 	r->deadline_ns = deadline_ns;
 	r->len = len;
+	r->pad = tag;		/* the frame's priority in a PFC ring */
 	memcpy(r + 1, data, len);
 	d->tail = at + n;
 	if (d->tail == d->cap)
@@ -275,7 +288,7 @@ static uint64_t arrival_ns(struct msghdr *mh, uint64_t off_ns)
 /* rx_batch: read what the socket holds. A frame is due DELAY after the
  * kernel received it, so time the tool spends waking up to read it is not
  * added to the delay; deadlines never decrease, so order is kept. */
-static int rx_batch(struct dir *d, uint64_t delay_ns)
+static int rx_batch(struct dir *d, uint64_t delay_ns, struct pfc *pfc)
 {
 	struct mmsghdr m[BATCH];
 	struct iovec iov[BATCH];
@@ -310,6 +323,15 @@ static int rx_batch(struct dir *d, uint64_t delay_ns)
 				d->drop_trunc++;
 				continue;
 			}
+			struct dir *to = d;
+			int prio = -1;
+
+			/* a held priority's frame goes to the PFC ring */
+			if (pfc && len > VNET_BYTES) {
+				prio = pfc_prio(rxbuf[i] + VNET_BYTES, len - VNET_BYTES);
+				if (prio >= 0 && (pfc->mask >> prio & 1))
+					to = &pfc->ll;
+			}
 			a = arrival_ns(&m[i].msg_hdr, off);
 			/* no stamp, or one from the future (clock step): read time */
 			if (!a || a > now) {
@@ -317,12 +339,12 @@ static int rx_batch(struct dir *d, uint64_t delay_ns)
 				d->no_stamp++;
 			}
 			t = a + delay_ns;
-			if (t < d->last_deadline_ns)
-				t = d->last_deadline_ns;
-			d->last_deadline_ns = t;
+			if (t < to->last_deadline_ns)
+				t = to->last_deadline_ns;
+			to->last_deadline_ns = t;
 			d->bytes_in += len > VNET_BYTES ? len - VNET_BYTES : 0;
-			if (!ring_put(d, t, rxbuf[i], len))
-				d->drop_ring++;
+			if (!ring_put(to, t, rxbuf[i], len, prio < 0 ? 0 : (uint32_t)prio))
+				to->drop_ring++;
 		}
 		if (n < BATCH)
 			return 0;
@@ -344,8 +366,9 @@ static size_t ring_after(const struct dir *d, size_t h)
 #define TX_RETRY_NS 20000ull
 
 /* tx_due: send every frame whose deadline has passed, in ring order, up to
- * BATCH per system call.  Returns 1 when the device pushed back. */
-static int tx_due(struct dir *d)
+ * BATCH per system call.  Returns 1 when the device pushed back, 2 when
+ * the PFC ring's head waits for a resume (pfc: that ring's PFC, else NULL). */
+static int tx_due(struct dir *d, struct pfc *pfc)
 {
 	struct mmsghdr m[BATCH];
 	struct iovec iov[BATCH];
@@ -362,9 +385,29 @@ static int tx_due(struct dir *d)
 		n = 0;
 		if (ring_peek(d)) {
 			h = d->head;
-			while ((uint64_t)n < d->queued && n < BATCH) {
+			/* PFC: one frame per send.  A send runs the switch's
+			 * receive path, whose XDP may pause the priority, so the
+			 * flag is read again before the next frame; in a batch
+			 * a whole batch went out after the pause (32 frames). */
+			while ((uint64_t)n < d->queued && n < (pfc ? 1 : BATCH)) {
 				r = (struct rec *)(d->ring + h);
 				if (r->deadline_ns > now)
+					break;
+				/* the flag is read before every frame of a batch */
+				if (pfc && pfc_held(pfc, r->pad, now)) {
+					if (!pfc->held_since_ns) {
+						pfc->held_since_ns = now;
+						pfc->holds++;
+					}
+					break;
+				}
+				if (pfc && pfc->held_since_ns) {
+					pfc->held_ns_total += now - pfc->held_since_ns;
+					pfc->held_since_ns = 0;
+				}
+				/* the link's rate (-R): a released backlog leaves at
+				 * line rate, not at once */
+				if (pfc && pfc->rate_bps && now < pfc->next_tx_ns)
 					break;
 				iov[n].iov_base = r + 1;
 				iov[n].iov_len = r->len;
@@ -376,7 +419,7 @@ static int tx_due(struct dir *d)
 			}
 		}
 		if (!n)
-			return 0;
+			return pfc && pfc->held_since_ns ? 2 : pfc && ring_peek(d) && now < pfc->next_tx_ns ? 3 : 0;
 		sent = sendmmsg(d->tx_fd, m, (unsigned int)n, MSG_DONTWAIT);
 		t1 = now_ns();
 		d->send_ns += t1 - now;
@@ -400,6 +443,14 @@ static int tx_due(struct dir *d)
 			note_late(d, now, r->deadline_ns);
 			d->frames_out++;
 			d->bytes_out += r->len > VNET_BYTES ? r->len - VNET_BYTES : 0;
+			if (pfc) {
+				uint32_t b = r->len > VNET_BYTES ? r->len - VNET_BYTES : 0;
+
+				pfc_sent(pfc, t1, b, r->pad);
+				if (pfc->rate_bps)
+					pfc->next_tx_ns = (pfc->next_tx_ns > now ? pfc->next_tx_ns : now) +
+							  (uint64_t)b * 8 * 1000000000ull / pfc->rate_bps;
+			}
 			ring_pop(d);
 		}
 	}
@@ -410,16 +461,60 @@ int main(int argc, char **argv)
 	const char *in = NULL, *out = NULL;
 	uint64_t delay_us = 0, ring_bytes = DEF_RING_BYTES;
 	bool have_delay = false, both = false, rt = false;
-	uint64_t cpu = 0;
-	bool pin = false;
+	uint64_t cpu = 0, cpu_or_port = 0;
+	bool pin = false, have_port = false;
 	struct dir dirs[2];
 	struct pollfd pfd[3];
 	struct sigaction sa;
 	sigset_t block, waitmask;
 	int c, i, ndir, tfd;
 
-	while ((c = getopt(argc, argv, "i:o:d:2m:rc:h")) != -1) {
+	pfc.mask = 1u << 3;
+	pfc.quanta_ns = DEF_QUANTA_US * 1000ull;
+	while ((c = getopt(argc, argv, "i:o:d:2m:rc:P:p:L:q:R:h")) != -1) {
 		switch (c) {
+		case 'P': pfc.path = optarg; break;
+		case 'p':
+			if (!parse_u64(optarg, 0, 63, &cpu_or_port)) {
+				fprintf(stderr, "delayline: -p '%s': a switch port is a number in 0..63\n", optarg);
+				return EXIT_USAGE;
+			}
+			pfc.port = (uint32_t)cpu_or_port;
+			have_port = true;
+			break;
+		case 'L': {
+			char *tok, *save = NULL, buf[64];
+
+			snprintf(buf, sizeof(buf), "%s", optarg);
+			pfc.mask = 0;
+			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				if (!parse_u64(tok, 0, PFC_PRIOS - 1, &cpu_or_port)) {
+					fprintf(stderr, "delayline: -L '%s': priorities 0..7, comma separated\n", optarg);
+					return EXIT_USAGE;
+				}
+				pfc.mask |= 1u << cpu_or_port;
+			}
+			if (!pfc.mask) {
+				fprintf(stderr, "delayline: -L '%s': no priority\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case 'R':
+			if (!parse_u64(optarg, 1, 1000000, &cpu_or_port)) {
+				fprintf(stderr, "delayline: -R '%s': the link rate is 1..1000000 Mbit/s\n", optarg);
+				return EXIT_USAGE;
+			}
+			pfc.rate_bps = cpu_or_port * 1000000ull;
+			break;
+		case 'q':
+			if (!parse_u64(optarg, 1, MAX_DELAY_US, &cpu_or_port)) {
+				fprintf(stderr, "delayline: -q '%s': the quanta time is 1..%u microseconds\n", optarg,
+					MAX_DELAY_US);
+				return EXIT_USAGE;
+			}
+			pfc.quanta_ns = cpu_or_port * 1000ull;
+			break;
 		case 'i': in = optarg; break;
 		case 'o': out = optarg; break;
 		case 'd':
@@ -461,6 +556,10 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	if (!pfc.path != !have_port) {
+		fprintf(stderr, "delayline: -P PFC_MAP and -p PORT go together\n");
+		return EXIT_USAGE;
+	}
 	if (!strcmp(in, out)) {
 		fprintf(stderr, "delayline: -i and -o name the same device '%s'; a delay line needs two\n", in);
 		return EXIT_USAGE;
@@ -494,6 +593,19 @@ int main(int argc, char **argv)
 		}
 		if (open_rx(d) || open_tx(d))
 			return EXIT_RUNTIME;
+	}
+	if (pfc.path) {
+		/* the held priorities' ring: DEV_IN -> DEV_OUT's sockets */
+		pfc.ll.in_name = in;
+		pfc.ll.out_name = out;
+		pfc.ll.rx_fd = dirs[0].rx_fd;
+		pfc.ll.tx_fd = dirs[0].tx_fd;
+		pfc.ll.cap = dirs[0].cap;
+		pfc.ll.ring = mmap(NULL, pfc.ll.cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (pfc.ll.ring == MAP_FAILED) {
+			fprintf(stderr, "delayline: cannot allocate the PFC ring: %s (lower -m)\n", strerror(errno));
+			return EXIT_RUNTIME;
+		}
 	}
 
 	if (pin) {
@@ -555,16 +667,36 @@ int main(int argc, char **argv)
 
 		if (dump_req) {
 			dump_req = 0;
-			print_stats(dirs, ndir, delay_us, dirs[0].cap, start_ns);
+			print_stats(dirs, ndir, delay_us, dirs[0].cap, start_ns, &pfc);
 		}
 		for (i = 0; i < ndir; i++) {
 			struct rec *r;
-			int busy = tx_due(&dirs[i]);
+			int busy = tx_due(&dirs[i], NULL);
 
 			r = ring_peek(&dirs[i]);
 			if (r && (!next || r->deadline_ns < next))
 				next = r->deadline_ns;
 			if (busy && next < now_ns() + TX_RETRY_NS)
+				next = now_ns() + TX_RETRY_NS;
+		}
+		if (pfc.path) {
+			struct rec *r;
+			int st = tx_due(&pfc.ll, &pfc);
+
+			r = ring_peek(&pfc.ll);
+			if (st == 3) {
+				if (!next || pfc.next_tx_ns < next)
+					next = pfc.next_tx_ns;
+			} else if (st == 2) {
+				/* held: look at the flag again soon */
+				uint64_t t = now_ns() + PFC_POLL_NS;
+
+				if (!next || t < next)
+					next = t;
+			} else if (r && (!next || r->deadline_ns < next)) {
+				next = r->deadline_ns;
+			}
+			if (st == 1 && (!next || next < now_ns() + TX_RETRY_NS))
 				next = now_ns() + TX_RETRY_NS;
 		}
 		/* absolute deadline of the oldest frame; 0 disarms */
@@ -589,13 +721,14 @@ int main(int argc, char **argv)
 		for (i = 0; i < ndir; i++) {
 			if (pfd[i].revents & (POLLERR | POLLNVAL)) {
 				fprintf(stderr, "delayline: socket on %s failed (device gone?)\n", dirs[i].in_name);
-				print_stats(dirs, ndir, delay_us, dirs[0].cap, start_ns);
+				print_stats(dirs, ndir, delay_us, dirs[0].cap, start_ns, &pfc);
 				return EXIT_RUNTIME;
 			}
-			if ((pfd[i].revents & POLLIN) && rx_batch(&dirs[i], delay_us * 1000ull))
+			if ((pfd[i].revents & POLLIN) &&
+			    rx_batch(&dirs[i], delay_us * 1000ull, i == 0 && pfc.path ? &pfc : NULL))
 				return EXIT_RUNTIME;
 		}
 	}
-	print_stats(dirs, ndir, delay_us, dirs[0].cap, start_ns);
+	print_stats(dirs, ndir, delay_us, dirs[0].cap, start_ns, &pfc);
 	return 0;
 }

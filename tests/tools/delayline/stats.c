@@ -47,7 +47,8 @@ static uint64_t late_pct_us(const struct dir *d, double p)
 	return LATE_HIST_US;
 }
 
-void print_stats(struct dir *dirs, int ndir, uint64_t delay_us, size_t ring_bytes, uint64_t start_ns)
+void print_stats(struct dir *dirs, int ndir, uint64_t delay_us, size_t ring_bytes, uint64_t start_ns,
+		 struct pfc *pfc)
 {
 	struct rusage ru;
 	int i;
@@ -73,8 +74,11 @@ void print_stats(struct dir *dirs, int ndir, uint64_t delay_us, size_t ring_byte
 		       (unsigned long long)late_pct_us(d, 0.999), (double)d->late_max_ns / 1000.0,
 		       (double)d->send_ns / 1e6, (double)d->send_max_ns / 1000.0);
 	}
+	printf("]");
+	if (pfc && pfc->path)
+		pfc_json(pfc);
 	getrusage(RUSAGE_SELF, &ru);
-	printf("],\"cpu_s\":%.3f,\"wall_s\":%.3f}\n",
+	printf(",\"cpu_s\":%.3f,\"wall_s\":%.3f}\n",
 	       (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
 	       (double)(now_ns() - start_ns) / 1e9);
 	fflush(stdout);
