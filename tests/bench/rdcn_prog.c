@@ -45,6 +45,27 @@ struct dc_rt_frame {
 	__u64 day_left_ns;
 };
 
+/* de Bruijn(16, 4) cut into 4 matchings, 2 per slot, as the live
+ * schedule, with its configuration and flip record, into an object's
+ * maps (the test object's and the circuit switch's share their layout). */
+static void load_sched(int sched_fd, int cfg_fd, int flip_fd, const struct dc_rd_cfg *c,
+		       const struct dc_rd_flip *fl)
+{
+	struct dc_rd_slot s;
+	__u32 zero = 0, t, u, i, key;
+
+	for (t = 0; t < 2; t++) {
+		memset(&s, DC_RD_IDLE, sizeof(s));
+		for (u = 0; u < 2; u++)
+			for (i = 0; i < 16; i++)
+				s.peer[u][i] = known4[2 * t + u][i];
+		key = dc_rd_sched_key(0, t);
+		bpf_map_update_elem(sched_fd, &key, &s, BPF_ANY);
+	}
+	bpf_map_update_elem(cfg_fd, &zero, c, BPF_ANY);
+	bpf_map_update_elem(flip_fd, &zero, fl, BPF_ANY);
+}
+
 int main(void)
 {
 	struct dc_rd_cfg c = { .epoch_ns = 1000000, .slot_ns = 100000, .day_ns = 90000, .period = 2, .ntors = 16,
@@ -52,9 +73,8 @@ int main(void)
 	struct dc_rd_flip fl = { .buf_at_ns = 0 };
 	struct dc_rt_frame day = { .now_ns = 1000000 + 5 * 100000 + 10, .from = 6, .to = 9 };
 	struct dc_rt_frame night = { .now_ns = 1000000 + 5 * 100000 + 95000, .from = 6, .to = 9 };
-	struct dc_rd_slot s;
 	struct rd_sched_bpf *o;
-	__u32 zero = 0, t, u, i, key;
+	__u32 key;
 	int empty, prog;
 
 	DC_BENCH_NEED_ROOT("rdcn_prog");
@@ -63,17 +83,8 @@ int main(void)
 		fprintf(stderr, "rdcn_prog bench: loading the test object failed: %s\n", strerror(errno));
 		return 1;
 	}
-	/* de Bruijn(16, 4) cut into 4 matchings, 2 per slot */
-	for (t = 0; t < 2; t++) {
-		memset(&s, DC_RD_IDLE, sizeof(s));
-		for (u = 0; u < 2; u++)
-			for (i = 0; i < 16; i++)
-				s.peer[u][i] = known4[2 * t + u][i];
-		key = dc_rd_sched_key(0, t);
-		bpf_map_update_elem(bpf_map__fd(o->maps.dc_rd_sched), &key, &s, BPF_ANY);
-	}
-	bpf_map_update_elem(bpf_map__fd(o->maps.dc_rd_cfg), &zero, &c, BPF_ANY);
-	bpf_map_update_elem(bpf_map__fd(o->maps.dc_rd_flip), &zero, &fl, BPF_ANY);
+	load_sched(bpf_map__fd(o->maps.dc_rd_sched), bpf_map__fd(o->maps.dc_rd_cfg),
+		   bpf_map__fd(o->maps.dc_rd_flip), &c, &fl);
 	prog = bpf_program__fd(o->progs.dc_rt_probe);
 	empty = pb_empty_prog(BPF_PROG_TYPE_XDP, "dc_xdp_empty");
 	pb_emit("rdcn_lookup_day_ns", pb_mean_ns(prog, &day, sizeof(day), RUNS));
@@ -97,16 +108,8 @@ int main(void)
 			fprintf(stderr, "rdcn_prog bench: loading the circuit switch failed: %s\n", strerror(errno));
 			return 1;
 		}
-		for (t = 0; t < 2; t++) {
-			memset(&s, DC_RD_IDLE, sizeof(s));
-			for (u = 0; u < 2; u++)
-				for (i = 0; i < 16; i++)
-					s.peer[u][i] = known4[2 * t + u][i];
-			key = dc_rd_sched_key(0, t);
-			bpf_map_update_elem(bpf_map__fd(r->maps.dc_rd_sched), &key, &s, BPF_ANY);
-		}
-		bpf_map_update_elem(bpf_map__fd(r->maps.dc_rd_cfg), &zero, &c, BPF_ANY);
-		bpf_map_update_elem(bpf_map__fd(r->maps.dc_rd_flip), &zero, &fl, BPF_ANY);
+		load_sched(bpf_map__fd(r->maps.dc_rd_sched), bpf_map__fd(r->maps.dc_rd_cfg),
+			   bpf_map__fd(r->maps.dc_rd_flip), &c, &fl);
 		bpf_map_update_elem(bpf_map__fd(r->maps.dc_rd_port), &one, &port, BPF_ANY);
 		bpf_map_update_elem(bpf_map__fd(r->maps.dc_rd_mac), &mk, &dst, BPF_ANY);
 		key = dc_rd_port_key(11, 0);
