@@ -135,7 +135,9 @@ static __always_inline void dc_track_skb(struct sk_buff *skb, __u32 port, __u32 
 	/* An skb the root puts back without an enqueue event (the device
 	 * busy: dev_requeue_skb; its tx queue stopped: the bad-txq slot)
 	 * comes out of the root a second time, but it left its leaf once.
-	 * Without this the leaf read 16-40 kB low under a saturating flow. */
+	 * Without this the leaf read 16-40 kB low under a saturating flow.
+	 * (A freed skb's address can come back for the next packet: the
+	 * leaf's tx then reads a few % low, docs/admission.md.) */
 	if (deq) {
 		if (r->deq_skb == (__u64)skb) {
 			r->last_ns = now;
@@ -203,10 +205,8 @@ static __always_inline void dc_track_queues(struct sk_buff *skb, int packets, __
 {
 	int i;
 
-	if (!backlog) {
-		dc_track_empty(port, nq);
-		return;
-	}
+	/* a dequeue that empties the port still counts toward its leaf's tx
+	 * (on a port that keeps up, nearly every one does) */
 	if (!deq) {
 		dc_track_skb(skb, port, nq, false, backlog, now);
 	} else {
@@ -214,6 +214,10 @@ static __always_inline void dc_track_queues(struct sk_buff *skb, int packets, __
 			dc_track_skb(skb, port, nq, true, backlog, now);
 			skb = skb->next;
 		}
+	}
+	if (!backlog) {
+		dc_track_empty(port, nq);
+		return;
 	}
 	dc_track_reconcile(port, nq, backlog);
 }
