@@ -95,7 +95,10 @@ jqs() {
 }
 # jqv NAME JSON FILTER: the JSON text satisfies the jq FILTER
 jqv() {
-	if jq -e "$3" <<<"$2" >/dev/null 2>&1; then
+	# jq 1.6's -e exits 0 on empty input (no value at all): an empty
+	# document must fail, not pass
+	local r
+	if r=$(jq -e "$3" <<<"$2" 2>/dev/null) && [ -n "$r" ]; then
 		t_pass "$1"
 	else
 		t_fail "$1" "$(echo "$2" | tr '\n' ' ' | cut -c1-400) (want $3)"
