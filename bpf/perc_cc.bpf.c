@@ -78,7 +78,8 @@ static __always_inline void dc_perc_apply(struct sock *sk, const struct rate_sam
 	if (cwnd > tp->snd_cwnd_clamp)
 		cwnd = tp->snd_cwnd_clamp;
 	tp->snd_cwnd = cwnd;
-	Bps = dc_perc_pacing_Bps(rate);
+	/* tp->mss_cache, not mss: no segment size yet paces at the whole rate */
+	Bps = dc_perc_payload_Bps(rate, tp->mss_cache, cfg.wire_ovh_bytes);
 	sk->sk_pacing_rate = Bps < sk->sk_max_pacing_rate ? Bps : sk->sk_max_pacing_rate;
 	p->rate_kbps = rate;
 

@@ -27,6 +27,11 @@
 #define DC_PERC_DEF_CWND_EXTRA	8U		/* ... + this many packets */
 #define DC_PERC_ACH_WINDOW_NS	10000000ULL	/* achieved rate: acked bytes per 10 ms */
 #define DC_PERC_DEF_MIN_RTT_US	100U		/* RTT used before the socket has one */
+/* Bytes a segment carries on the wire beside its payload: Ethernet 14 +
+ * IPv4 20 + TCP 20 + the timestamp option 12.  Allocations are link
+ * rates, which count these; TCP's pacing counts payload only. */
+#define DC_PERC_DEF_WIRE_OVH	66U
+#define DC_PERC_WIRE_OVH_MAX	1000U		/* --wire-overhead-bytes' bound */
 
 /*
  * The host's settings (dc_perc_hcfg[0], written by `dcbpf perc host`).
@@ -41,7 +46,7 @@ struct dc_perc_hcfg {
 	__u32 cwnd_gain;	/* cwnd = gain x rate x RTT + extra packets */
 	__u32 cwnd_extra_pkts;
 	__u32 min_rtt_us;	/* RTT assumed while the socket has no sample */
-	__u32 pad;
+	__u32 wire_ovh_bytes;	/* per segment on the wire beside the payload */
 };
 
 DC_INLINE void dc_perc_hcfg_default(struct dc_perc_hcfg *c)
@@ -51,7 +56,7 @@ DC_INLINE void dc_perc_hcfg_default(struct dc_perc_hcfg *c)
 	c->cwnd_gain = DC_PERC_DEF_CWND_GAIN;
 	c->cwnd_extra_pkts = DC_PERC_DEF_CWND_EXTRA;
 	c->min_rtt_us = DC_PERC_DEF_MIN_RTT_US;
-	c->pad = 0;
+	c->wire_ovh_bytes = DC_PERC_DEF_WIRE_OVH;
 }
 
 /* Flow lifecycle (dc_perc_hflow.state). */
@@ -104,6 +109,24 @@ DC_INLINE __u32 dc_perc_host_rate_kbps(__u32 alloc_kbps, const struct dc_perc_hc
 DC_INLINE __u64 dc_perc_pacing_Bps(__u32 rate_kbps)
 {
 	return (__u64)rate_kbps * DC_PERC_BYTES_PER_KBIT;
+}
+
+/*
+ * The payload rate whose wire rate is rate_kbps, bytes/s: an allocation is
+ * a share of a link, which carries mss + ovh bytes for every mss of
+ * payload, while TCP paces an skb by its payload length (a GSO burst of n
+ * segments leaves n headers on the wire).  rate x 125 x mss / (mss + ovh),
+ * at least 1 byte/s.
+ */
+DC_INLINE __u64 dc_perc_payload_Bps(__u32 rate_kbps, __u32 mss, __u32 ovh_bytes)
+{
+	__u64 Bps;
+
+	if (!mss)
+		return dc_perc_pacing_Bps(rate_kbps);
+	Bps = dc_perc_pacing_Bps(rate_kbps) * mss / ((__u64)mss + ovh_bytes);
+	/* sk_pacing_rate 0 would mean "not paced" */
+	return Bps ? Bps : 1;
 }
 
 /*

@@ -11,6 +11,7 @@
 #include "perc/perccmd.h"
 #include "perc/percsim.h"
 #include "perc/perchost.h"
+#include "dcbpf/perchost.h"
 
 struct perc_oracle_args {
 	const char *topo;
@@ -333,6 +334,14 @@ static const struct dc_opt host_opts[] = {
 	{ "priority", 0, DC_OPT_U64, DC_FIELD(HA, priority), "P",
 	  .help = "SO_PRIORITY of the control packets (an HTB class id: strict priority)",
 	  .def = "0", .umax = 0xffffffffULL },
+	{ "dscp", 0, DC_OPT_U64, DC_FIELD(HA, dscp), "D",
+	  .help = "DSCP of the control packets: a dcbpf switch with --queues puts priority D >> 3 "
+		  "in its top queues (strict priority); 48 is CS6, network control",
+	  .def = "48", .umax = 63 },
+	{ "wire-overhead-bytes", 0, DC_OPT_U64, DC_FIELD(HA, wire_ovh_bytes), "BYTES",
+	  .help = "bytes a data segment carries on the wire beside its payload (headers, INT): "
+		  "the CC paces payload at rate x mss / (mss + BYTES) so the wire rate is the "
+		  "allocation", .def = "66", .umax = DC_PERC_WIRE_OVH_MAX },
 	{ "duration-ms", 0, DC_OPT_U64, DC_FIELD(HA, duration_ms), "MS",
 	  .help = "stop after this long (0: at SIGINT or SIGTERM)", .def = "0", .umax = 86400000 },
 	{ NULL },

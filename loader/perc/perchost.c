@@ -459,6 +459,7 @@ int dc_perc_host_run(struct dc_ctx *ctx, const struct dc_perc_host_args *a)
 	__u64 end_ns, last_scan = 0, t;
 	unsigned int i;
 	int rc = EXIT_ERR, cg = -1, lk = -1, one = 1, prio = (int)a->priority, saved = -1;
+	int tos = (int)a->dscp << 2;	/* DSCP above the two ECN bits */
 	char why[256];
 	__u32 zero = 0;
 
@@ -507,6 +508,7 @@ int dc_perc_host_run(struct dc_ctx *ctx, const struct dc_perc_host_args *a)
 	dc_perc_hcfg_default(&cfg);
 	cfg.line_kbps = (__u32)a->line_kbps;
 	cfg.start_share = (__u32)a->start_share;
+	cfg.wire_ovh_bytes = (__u32)a->wire_ovh_bytes;
 	if (bpf_map_update_elem(bpf_map__fd(s->maps.dc_perc_hcfg), &zero, &cfg, 0)) {
 		dc_fail(ctx, EXIT_ERR, "writing dc_perc_hcfg: %s", strerror(errno));
 		goto out;
@@ -520,6 +522,7 @@ int dc_perc_host_run(struct dc_ctx *ctx, const struct dc_perc_host_args *a)
 	L->sock = socket(AF_INET, SOCK_DGRAM, 0);
 	if (L->sock < 0 || setsockopt(L->sock, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    (prio && setsockopt(L->sock, SOL_SOCKET, SO_PRIORITY, &prio, sizeof(prio))) ||
+	    setsockopt(L->sock, IPPROTO_IP, IP_TOS, &tos, sizeof(tos)) ||
 	    bind(L->sock, (struct sockaddr *)&me, sizeof(me))) {
 		dc_fail(ctx, EXIT_ERR, "UDP port %u: %s (another control loop in this namespace?)",
 			DC_PERC_UDP_PORT, strerror(errno));

@@ -42,6 +42,8 @@ struct dc_perc_host_args {
 	__u64 line_kbps;
 	__u64 start_share;
 	__u64 priority;			/* SO_PRIORITY of the control packets */
+	__u64 dscp;			/* DSCP of the control packets (a switch's queue) */
+	__u64 wire_ovh_bytes;		/* per data segment on the wire beside its payload */
 	__u64 min_bytes;		/* control starts once this much is acknowledged */
 	__u64 duration_ms;		/* 0: until SIGINT/SIGTERM */
 };

@@ -147,7 +147,9 @@ static void status_flows(struct dc_ctx *ctx, int hfd, int afd)
 			jw_u64(&ctx->jw, "alloc_age_us", have_a && a.rate_ns && t > a.rate_ns
 								 ? (t - a.rate_ns) / 1000 : 0);
 			jw_u64(&ctx->jw, "achieved_kbps", h.achieved_kbps);
-			jw_u64(&ctx->jw, "paced_kbps", h.pacing_Bps / DC_PERC_BYTES_PER_KBIT);
+			/* the wire rate it paces at; TCP's pacing rate is payload */
+			jw_u64(&ctx->jw, "paced_kbps", h.rate_kbps);
+			jw_u64(&ctx->jw, "pacing_payload_Bps", h.pacing_Bps);
 			jw_u64(&ctx->jw, "cwnd_pkts", h.cwnd_pkts);
 			jw_u64(&ctx->jw, "srtt_us", h.srtt_us);
 			jw_u64(&ctx->jw, "acked_bytes", h.acked_bytes);
@@ -163,7 +165,7 @@ static void status_flows(struct dc_ctx *ctx, int hfd, int afd)
 			fprintf(ctx->out, "%-21s %-21s %-6s %12u %12llu %12llu %6u %7u %8llu %8llu\n", s1,
 				s2, h.state == DC_PERC_FS_ENDING ? "ending" : "open", a.rate_kbps,
 				(unsigned long long)h.achieved_kbps,
-				(unsigned long long)(h.pacing_Bps / DC_PERC_BYTES_PER_KBIT), h.cwnd_pkts,
+				(unsigned long long)h.rate_kbps, h.cwnd_pkts,
 				h.srtt_us, (unsigned long long)a.ctrl_rcvd, (unsigned long long)a.restarts);
 		}
 	}

@@ -43,7 +43,8 @@
 # Env: SHORT (0|1), REPS, RATE (Mbit/s, 200), BUF (switch buffer, bytes),
 # CCFAB_ECN_K (DCTCP's K, 20000), VARIANTS (s-perc-star dctcp powertcp),
 # KS (incast sizes), DROPS (per switch port, % of the time dark to control),
-# STEP_S (churn phase), CAP_PCT (85), ROUND_US (10000), BUILD, OUT.  Holds
+# STEP_S (churn phase), CAP_PCT (85), ROUND_US (10000), WIRE_OVH (102),
+# QUEUES (2; 1: control packets share the data queue), BUILD, OUT.  Holds
 # /tmp/dcbpf-suite.lock while a
 # fabric is up (one part at a time) unless DCBPF_SUITE_LOCKED=1.
 # shellcheck shell=bash
@@ -73,6 +74,14 @@ export CCFAB_ECN_K=${CCFAB_ECN_K:-20000}
 # 1500 on the wire: 3.6 %) and INT adds its option after the stack.  At 90 %
 # an incast of 10 kept the queue full (docs/results.md).
 CAP_PCT=${CAP_PCT:-85}
+# what a perc flow's data segment carries on the wire beside its payload:
+# Ethernet, IPv4, TCP with timestamps (66) and the INT option the hosts add
+# after the stack (36): the CC paces payload so that the wire rate is the
+# allocation (dcbpf perc host --wire-overhead-bytes)
+WIRE_OVH=${WIRE_OVH:-102}
+# two strict-priority queues on every switch port: the control packets
+# (DSCP 48, dcbpf perc host --dscp) go ahead of the data (thesis §4.1)
+export CCFAB_QUEUES=${QUEUES:-2}
 # round > interval + control RTT + the loops' scheduling delay on a loaded
 # 2-core machine (docs/perc.md); twice tests/integ/perc.sh's
 ROUND=${ROUND_US:-10000} IVAL=1000 RTO=20000
@@ -166,7 +175,7 @@ LOOPS=()
 for ((i = 0; i < NH; i++)); do
 	l=${FAB_HOST_LEAF[i]}
 	fabric_bg "" "${D[@]}" perc host --netns "${FAB_HOSTS[i]}" --cgroup "$FAB_ETH_CG" --interval-us $IVAL \
-		--rto-us $RTO --line-kbps $((RATE * 1000)) --path "10.78.$l.0/24=2" --path 10.78.0.0/16=4 \
+		--rto-us $RTO --line-kbps $((RATE * 1000)) --wire-overhead-bytes "$WIRE_OVH" --path "10.78.$l.0/24=2" --path 10.78.0.0/16=4 \
 		>"$LOG/loop-$i.out" 2>"$LOG/loop-$i.err"
 	LOOPS+=("$FAB_LAST_PID")
 done
@@ -444,12 +453,26 @@ for p in $PARTS; do
 		--argjson cap "$CAP_PCT" --argjson round $ROUND --argjson ival $IVAL --argjson rto $RTO \
 		--argjson ping "${CCFAB_PING_US:-0}" --argjson tau "${CCFAB_TAU_US:-0}" --arg v "$VARIANTS" \
 		--argjson short "$SHORT" --argjson step "$STEP_S" --arg cpus "$(nproc)" \
+		--argjson ovh "$WIRE_OVH" --argjson queues "$CCFAB_QUEUES" \
 		'{rate_mbit: $rate, switch_buffer_bytes: $buf, ecn_k_bytes: $k, hosts_per_leaf: $h, leaves: 2,
 		  spines: 1, cap_pct: $cap, round_us: $round, interval_us: $ival, rto_us: $rto, ping_rtt_us: $ping,
 		  powertcp_tau_us: $tau, variants: ($v | split(" ")), short: $short, churn_step_s: $step,
-		  cpus: ($cpus | tonumber), sample_us: 5000}' >"$OUT/raw/$p/params.json"
+		  cpus: ($cpus | tonumber), sample_us: 5000, wire_overhead_bytes: $ovh,
+		  switch_queues: $queues}' >"$OUT/raw/$p/params.json"
 	"part_$p" || { echo "perc_fabric: part $p failed" >&2; rc=1; }
 	stop_samplers
+	# every switch's queues and counters: where the control packets went
+	for s in "${CCFAB_SWS[@]}"; do
+		"${D[@]}" --json switch status "$s" 2>/dev/null || echo null
+	done | jq -s . >"$OUT/raw/$p/switches.json"
+	# and the HTB leaves' own counts beside them
+	for ns in "${FAB_LEAVES[@]}" "${FAB_SPINES[@]}"; do
+		for dev in $(ip -n "$ns" -o link show | awk -F': ' '$2 != "lo" { sub(/@.*/, "", $2); print $2 }'); do
+			# (tc 6.1 prints HTB classes as text only, even with -j)
+			tc -n "$ns" -s class show dev "$dev" | awk -v d="$dev" '$1 == "class" { c = $3 }
+				$1 == "Sent" && c != "" { printf "{\"dev\":\"%s\",\"classid\":\"%s\",\"bytes\":%s,\"packets\":%s}\n", d, c, $2, $4; c = "" }'
+		done
+	done | jq -s . >"$OUT/raw/$p/classes.json"
 done
 for p in "${LOOPS[@]}"; do fabric_kill "$p"; done
 pc_detach_all

@@ -18,7 +18,8 @@
 # the base RTT and T_high 500 µs (TIMELY, SIGCOMM'15, §4: T_low above the
 # minimum RTT).  CCFAB_ECN_K (bytes, default 30000, DCTCP's K for 1 Gbit/s
 # at these RTTs) is the switch's CE threshold.  CCFAB_PARAMS replaces the
-# CC lines ("key = value; key = value").
+# CC lines ("key = value; key = value").  CCFAB_QUEUES=N gives every switch
+# port N strict-priority queues (`switch up --queues N`; DSCP >> 3 picks one).
 # Sets CCFAB_TAU_US, CCFAB_PING_US, CCFAB_ERR (on failure).
 # shellcheck shell=bash
 
@@ -139,7 +140,7 @@ _ccfab_switch() {
 	CCFAB_D=("${BUILD:-build}/dcbpf" --pin-dir "$DCBPFD_PIN")
 	CCFAB_INT=1
 	"${CCFAB_D[@]}" switch up --netns "$ns" --ports "$ports" --rate-mbps "$rates" "$name" \
-		"$@" ecn_k_bytes="${CCFAB_ECN_K:-30000}" || return 1
+		${CCFAB_QUEUES:+--queues "$CCFAB_QUEUES"} "$@" ecn_k_bytes="${CCFAB_ECN_K:-30000}" || return 1
 	CCFAB_SWS+=("$name")
 	"${CCFAB_D[@]}" int switch attach "$name"
 }

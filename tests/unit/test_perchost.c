@@ -35,6 +35,31 @@ static void test_rate(void)
 	CHECK_EQ("pacing: 1 kbit/s = 125 bytes/s", dc_perc_pacing_Bps(8000), 1000000);
 }
 
+/* The payload rate whose wire rate is the allocation. */
+static void test_wire(void)
+{
+	struct dc_perc_hcfg c;
+	__u64 Bps;
+
+	dc_perc_hcfg_default(&c);
+	CHECK_EQ("default overhead: Ethernet + IPv4 + TCP with timestamps", c.wire_ovh_bytes, 66);
+	/* 100 Mbit/s of 1500-byte frames (1434 payload + 66): 11.95 MB/s of payload */
+	Bps = dc_perc_payload_Bps(100000, 1434, 66);
+	CHECK_EQ("100 Mbit/s with 1434-byte segments: 1434/1500 of 12.5 MB/s", Bps, 11950000);
+	CHECK("wire rate of that payload rate is the allocation (to a segment's overhead)",
+	      Bps + Bps / 1434 * 66 <= 12500000 && Bps + (Bps / 1434 + 1) * 66 >= 12500000,
+	      "%llu B/s of payload", (unsigned long long)Bps);
+	CHECK_EQ("no overhead: the pacing rate", dc_perc_payload_Bps(95000, 1448, 0), dc_perc_pacing_Bps(95000));
+	CHECK_EQ("no segment size yet: the whole rate (never a rate of a few bytes/s)",
+		 dc_perc_payload_Bps(95000, 0, 66), dc_perc_pacing_Bps(95000));
+	CHECK_EQ("the largest rate and overhead do not overflow",
+		 dc_perc_payload_Bps(0xfffffffeU, 65535, DC_PERC_WIRE_OVH_MAX),
+		 dc_perc_pacing_Bps(0xfffffffeU) * 65535 / (65535 + DC_PERC_WIRE_OVH_MAX));
+	/* sk_pacing_rate 0 means "not paced" to TCP: never 0 for a rate */
+	CHECK_EQ("a 1-byte segment with the largest overhead paces at 1 byte/s, not 0",
+		 dc_perc_payload_Bps(1, 1, DC_PERC_WIRE_OVH_MAX), 1);
+}
+
 static void test_cwnd(void)
 {
 	static const __u32 rates[] = { 1, 1000, 95000, 475000, 10000000, 0xfffffffeU };
@@ -178,6 +203,7 @@ static void test_packets(void)
 int main(void)
 {
 	test_rate();
+	test_wire();
 	test_cwnd();
 	test_achieved();
 	test_packets();
