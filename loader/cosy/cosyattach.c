@@ -7,7 +7,7 @@
  *                       written; optionally an HTB root per port whose
  *                       strict-priority class carries the control packets
  *   dcbpf cosy detach   all of it removed
- *   dcbpf cosy status   per port the VL bitmap and counters, the switch's
+ * (dcbpf cosy status, reading what attach pinned: cosystatus.c)
  * Pins: PIN_DIR/cosy/NS (maps by name, tcx links as IF_ingress): one
  * directory per namespace, since ports are ifindexes and ifindexes repeat
  * across namespaces.
@@ -20,7 +20,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -33,11 +32,10 @@
 #include "config.h"
 #include "pins.h"
 #include "cosy/cosycmd.h"
+#include "cosy/cosysw.h"
+#include "run.h"
 #include "cosy.skel.h"
 
-/* maps/cosy.h's sizes (that header defines the maps themselves). */
-#define PORTS_MAX 64
-#define ROUTES_MAX 4096
 /* The netlink (clsact) filter's priority and handle on kernels without
  * tcx: its own, so INT's filter (0xdcb) on the same port is left alone. */
 #define COSY_TC_PRIO 0xc05
@@ -47,13 +45,13 @@
 static const char *const cosy_maps[] = { "dc_cosy_cfg", "dc_cosy_port", "dc_cosy_ifport",
 					   "dc_cosy_route", "dc_cosy_stats" };
 
-static const char *ns_label(const char *netns)
+const char *cosy_ns_label(const char *netns)
 {
 	return netns && *netns ? netns : "(own)";
 }
 
 /* PIN_DIR/cosy/NS ("host" for our own namespace). */
-static int cosy_dir(char *buf, size_t len, const char *pin_dir, const char *netns, struct dc_err *err)
+int cosy_dir(char *buf, size_t len, const char *pin_dir, const char *netns, struct dc_err *err)
 {
 	const char *ns = netns && *netns ? netns : "host";
 	int n;
@@ -70,50 +68,11 @@ static int cosy_dir(char *buf, size_t len, const char *pin_dir, const char *netn
 /* tc(8) in netns (NULL: ours); its message in why on failure. */
 static int run_tc(const char *netns, char *const *args, char *why, size_t whylen)
 {
-	char *argv[40];
-	int pfd[2], st = 0, n = 0, i;
-	size_t got = 0;
-	ssize_t r;
-	pid_t pid;
+	int rc = dc_run_ns("tc", netns, args, why, whylen);
 
-	argv[n++] = "tc";
-	if (netns && *netns) {
-		argv[n++] = "-n";
-		argv[n++] = (char *)netns;
-	}
-	for (i = 0; args[i] && n < 39; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	if (pipe(pfd))
-		return snprintf(why, whylen, "pipe: %s", strerror(errno)), -1;
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return snprintf(why, whylen, "fork: %s", strerror(errno)), -1;
-	}
-	if (!pid) {
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		close(pfd[0]);
-		execvp("tc", argv);
-		_exit(127);
-	}
-	close(pfd[1]);
-	why[0] = 0;
-	while (got + 1 < whylen && (r = read(pfd[0], why + got, whylen - 1 - got)) > 0)
-		got += (size_t)r;
-	why[got] = 0;
-	close(pfd[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (WIFEXITED(st) && !WEXITSTATUS(st))
-		return 0;
-	while (got && (why[got - 1] == '\n' || why[got - 1] == ' '))
-		why[--got] = 0;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+	if (rc == -ENOENT)
 		snprintf(why, whylen, "tc(8) not found (iproute2 is needed for --ctrl-mbit)");
-	return -1;
+	return rc;
 }
 
 /* ---- attach --------------------------------------------------------------- */
@@ -163,7 +122,7 @@ static int port_lookup(const char *netns, struct port_spec *p, char *why, size_t
 	rc = fd < 0 || ioctl(fd, SIOCGIFHWADDR, &ifr) ? -1 : 0;
 	if (rc)
 		snprintf(why, whylen, "port %s (netns %s): reading its address: %s", p->ifname,
-			 ns_label(netns), strerror(errno));
+			 cosy_ns_label(netns), strerror(errno));
 	else
 		memcpy(p->mac, ifr.ifr_hwaddr.sa_data, 6);
 	if (fd >= 0)
@@ -293,7 +252,7 @@ static int port_htb(const char *netns, const char *ifname, __u64 mbit, char *why
 	}
 	return 0;
 fail:
-	snprintf(why, whylen, "port %s (netns %s): the control class (HTB): %s", ifname, ns_label(netns),
+	snprintf(why, whylen, "port %s (netns %s): the control class (HTB): %s", ifname, cosy_ns_label(netns),
 		 msg);
 	return -1;
 }
@@ -404,7 +363,7 @@ int dc_cosy_attach_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	snprintf(pin, sizeof(pin), "%s/dc_cosy_cfg", dir);
 	if (dc_exists(pin) || dc_exists(dir))
 		return dc_fail(ctx, EXIT_ERR, "cosy is already attached in netns %s (%s): 'dcbpf cosy "
-			       "detach%s%s' first", ns_label(a->netns), dir, a->netns ? " --netns " : "",
+			       "detach%s%s' first", cosy_ns_label(a->netns), dir, a->netns ? " --netns " : "",
 			       a->netns ? a->netns : "");
 	rc = dc_mkdirs(dir);
 	if (rc)
@@ -479,7 +438,7 @@ int dc_cosy_attach_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	cosy_bpf__destroy(s);
 	if (ctx->json) {
 		jw_obj(&ctx->jw, NULL);
-		jw_str(&ctx->jw, "netns", ns_label(a->netns));
+		jw_str(&ctx->jw, "netns", cosy_ns_label(a->netns));
 		jw_u64(&ctx->jw, "ports", np);
 		jw_u64(&ctx->jw, "hosts", nh);
 		jw_u64(&ctx->jw, "k", cfg.k);
@@ -489,7 +448,7 @@ int dc_cosy_attach_cmd(struct dc_ctx *ctx, int argc, char **argv)
 		jw_done(&ctx->jw);
 	} else {
 		fprintf(ctx->out, "cosy attached in netns %s: %u ports, %u hosts, K %u (%s), expiry %llu ns%s (%s)\n",
-			ns_label(a->netns), np, nh, cfg.k, a->rsvp ? "RSVP" : "cosy",
+			cosy_ns_label(a->netns), np, nh, cfg.k, a->rsvp ? "RSVP" : "cosy",
 			(unsigned long long)cfg.expiry_ns, a->ctrl_mbit ? ", control class on every port" : "",
 			ps[0].netlink ? "netlink" : "tcx");
 	}
@@ -516,8 +475,8 @@ undo:
 /* ---- detach --------------------------------------------------------------- */
 
 /* The configured ports' names, read in the switch's namespace. */
-static unsigned int port_names(const char *netns, int pfd, char (*names)[IF_NAMESIZE], __u32 *nums,
-			       struct dc_cosy_port *pts)
+unsigned int cosy_port_names(const char *netns, int pfd, char (*names)[IF_NAMESIZE], __u32 *nums,
+			     struct dc_cosy_port *pts)
 {
 	unsigned int n = 0;
 	char why[256];
@@ -556,12 +515,12 @@ int dc_cosy_detach_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	if (cosy_dir(dir, sizeof(dir), ctx->pin_dir, a->netns, &ctx->err))
 		return ctx->err.code;
 	if (!dc_exists(dir))
-		return dc_fail(ctx, EXIT_ERR, "cosy is not attached in netns %s (no %s)", ns_label(a->netns),
+		return dc_fail(ctx, EXIT_ERR, "cosy is not attached in netns %s (no %s)", cosy_ns_label(a->netns),
 			       dir);
 	snprintf(path, sizeof(path), "%s/dc_cosy_port", dir);
 	pfd = bpf_obj_get(path);
 	if (pfd >= 0) {
-		n = port_names(a->netns, pfd, names, nums, NULL);
+		n = cosy_port_names(a->netns, pfd, names, nums, NULL);
 		close(pfd);
 	}
 	for (i = 0; i < n; i++) {
@@ -572,187 +531,12 @@ int dc_cosy_detach_cmd(struct dc_ctx *ctx, int argc, char **argv)
 		return ctx->err.code;
 	if (ctx->json) {
 		jw_obj(&ctx->jw, NULL);
-		jw_str(&ctx->jw, "netns", ns_label(a->netns));
+		jw_str(&ctx->jw, "netns", cosy_ns_label(a->netns));
 		jw_u64(&ctx->jw, "ports", n);
 		jw_end_obj(&ctx->jw);
 		jw_done(&ctx->jw);
 	} else {
-		fprintf(ctx->out, "cosy detached in netns %s: %u ports\n", ns_label(a->netns), n);
+		fprintf(ctx->out, "cosy detached in netns %s: %u ports\n", cosy_ns_label(a->netns), n);
 	}
 	return EXIT_OK;
-}
-
-/* ---- status --------------------------------------------------------------- */
-
-static const char *const drop_names[DC_COSY_D_MAX] = {
-	[DC_COSY_D_SHORT] = "short", [DC_COSY_D_VERSION] = "version", [DC_COSY_D_TYPE] = "type",
-	[DC_COSY_D_VL] = "vl", [DC_COSY_D_FREE] = "free", [DC_COSY_D_OWNER] = "owner",
-	[DC_COSY_D_NOROUTE] = "noroute", [DC_COSY_D_PORT] = "port",
-};
-
-/* The switch's counters, named as in struct dc_cosy_stats. */
-#define COSY_STATS(X) X(pkts) X(rsvps) X(rejects_made) X(rejects_to_sender) X(released) X(data) X(passed)
-#define COSY_PCTR(X) X(reserved) X(reclaimed) X(released) X(fwd_data) X(fwd_ctrl)
-
-static int open_pin(struct dc_ctx *ctx, const char *dir, const char *name, const char *netns)
-{
-	char path[DC_PATH_LEN * 3];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		dc_fail(ctx, EXIT_ERR, errno == ENOENT ? "cosy is not attached in netns %s (%s: %s): run 'dcbpf cosy attach' first"
-						      : "netns %s: %s: %s",
-			ns_label(netns), path, strerror(errno));
-	return fd;
-}
-
-int dc_cosy_status_cmd(struct dc_ctx *ctx, int argc, char **argv)
-{
-	const struct dc_cosy_ns_args *a = ctx->opts;
-	struct dc_cosy_port pts[PORTS_MAX];
-	char dir[DC_PATH_LEN * 2], names[PORTS_MAX][IF_NAMESIZE], ab[INET_ADDRSTRLEN];
-	__u32 nums[PORTS_MAX], zero = 0, key, *prev = NULL, pkey;
-	struct dc_cosy_stats st;
-	struct dc_cosy_cfg cfg;
-	struct dc_cosy_route rt;
-	unsigned int n, i, d, nroutes = 0;
-	int fd[4] = { -1, -1, -1, -1 }, rc = EXIT_OK;
-	__u64 now = dc_mono_ns(), drops = 0;
-
-	(void)argc;
-	(void)argv;
-
-	if (cosy_dir(dir, sizeof(dir), ctx->pin_dir, a->netns, &ctx->err))
-		return ctx->err.code;
-	if ((fd[0] = open_pin(ctx, dir, "dc_cosy_cfg", a->netns)) < 0 ||
-	    (fd[1] = open_pin(ctx, dir, "dc_cosy_port", a->netns)) < 0 ||
-	    (fd[2] = open_pin(ctx, dir, "dc_cosy_route", a->netns)) < 0 ||
-	    (fd[3] = open_pin(ctx, dir, "dc_cosy_stats", a->netns)) < 0) {
-		rc = ctx->err.code;
-		goto out;
-	}
-	memset(&cfg, 0, sizeof(cfg));
-	memset(&st, 0, sizeof(st));
-	bpf_map_lookup_elem(fd[0], &zero, &cfg);
-	bpf_map_lookup_elem(fd[3], &zero, &st);
-	n = port_names(a->netns, fd[1], names, nums, pts);
-	for (d = 0; d < DC_COSY_D_MAX; d++)
-		drops += st.drop[d];
-	if (ctx->json) {
-		jw_obj(&ctx->jw, NULL);
-		jw_str(&ctx->jw, "netns", ns_label(a->netns));
-		jw_u64(&ctx->jw, "k", dc_cosy_eff_k(cfg.k, cfg.mode));
-		jw_str(&ctx->jw, "mode", cfg.mode == DC_COSY_MODE_RSVP ? "rsvp" : "cosy");
-		jw_u64(&ctx->jw, "expiry_ns", cfg.expiry_ns);
-		jw_u64(&ctx->jw, "switch_id", cfg.switch_id);
-		jw_arr(&ctx->jw, "ports");
-	} else {
-		fprintf(ctx->out, "# cosy in netns %s: K %u (%s), expiry %llu ns, switch id %u\n",
-			ns_label(a->netns), dc_cosy_eff_k(cfg.k, cfg.mode),
-			cfg.mode == DC_COSY_MODE_RSVP ? "RSVP" : "cosy", (unsigned long long)cfg.expiry_ns,
-			cfg.switch_id);
-		fprintf(ctx->out, "%-4s %-15s %4s %18s %9s %9s %9s %9s %9s\n", "port", "if", "held", "vl_bitmap",
-			"reserved", "reclaimed", "released", "fwd_data", "fwd_ctrl");
-	}
-	for (i = 0; i < n; i++) {
-		const struct dc_cosy_port *pt = &pts[i];
-		__u32 k = dc_cosy_eff_k(cfg.k, cfg.mode);
-		/* held: reserved and not expired (an expired VL is free: lazy expiry) */
-		__u64 all = k >= 64 ? ~0ULL : (1ULL << k) - 1;
-		__u64 live = all & ~dc_cosy_free_mask(&pt->vls, k, now);
-		char hex[24];
-
-		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)live);
-
-		if (ctx->json) {
-			jw_obj(&ctx->jw, NULL);
-			jw_u64(&ctx->jw, "port", nums[i]);
-			jw_str(&ctx->jw, "if", names[i]);
-			jw_u64(&ctx->jw, "held", (__u64)__builtin_popcountll(live));
-			jw_arr(&ctx->jw, "vls");
-			for (__u32 v = 0; v < k; v++)
-				if ((live >> v) & 1)
-					jw_u64(&ctx->jw, NULL, v);
-			jw_end_arr(&ctx->jw);
-#define J(f) jw_u64(&ctx->jw, #f, pt->ctr.f);
-			COSY_PCTR(J)
-#undef J
-			jw_end_obj(&ctx->jw);
-		} else {
-			fprintf(ctx->out, "%-4u %-15s %4d %18s %9llu %9llu %9llu %9llu %9llu\n", nums[i],
-				names[i], __builtin_popcountll(live), hex,
-				(unsigned long long)pt->ctr.reserved, (unsigned long long)pt->ctr.reclaimed,
-				(unsigned long long)pt->ctr.released, (unsigned long long)pt->ctr.fwd_data,
-				(unsigned long long)pt->ctr.fwd_ctrl);
-		}
-	}
-	if (ctx->json) {
-		jw_end_arr(&ctx->jw);
-		jw_arr(&ctx->jw, "routes");
-	} else {
-		fprintf(ctx->out, "%-15s %s\n", "host", "candidate ports");
-	}
-	while (nroutes < ROUTES_MAX && !bpf_map_get_next_key(fd[2], prev, &key)) {
-		pkey = key;
-		prev = &pkey;
-		if (bpf_map_lookup_elem(fd[2], &key, &rt))
-			continue;
-		nroutes++;
-		inet_ntop(AF_INET, &key, ab, sizeof(ab));
-		if (ctx->json) {
-			jw_obj(&ctx->jw, NULL);
-			jw_str(&ctx->jw, "host", ab);
-			jw_arr(&ctx->jw, "ports");
-		} else {
-			fprintf(ctx->out, "%-15s", ab);
-		}
-		for (__u32 c = 0; c < rt.nports && c < DC_COSY_CAND_MAX; c++) {
-			const char *nm = "?";
-
-			for (i = 0; i < n; i++)
-				if (nums[i] == rt.port[c])
-					nm = names[i];
-			if (ctx->json)
-				jw_str(&ctx->jw, NULL, nm);
-			else
-				fprintf(ctx->out, "%s%s", c ? "," : " ", nm);
-		}
-		if (ctx->json) {
-			jw_end_arr(&ctx->jw);
-			jw_end_obj(&ctx->jw);
-		} else {
-			fputc('\n', ctx->out);
-		}
-	}
-	if (ctx->json) {
-		jw_end_arr(&ctx->jw);
-		jw_obj(&ctx->jw, "counters");
-#define J(f) jw_u64(&ctx->jw, #f, st.f);
-		COSY_STATS(J)
-#undef J
-		jw_u64(&ctx->jw, "drops", drops);
-		jw_obj(&ctx->jw, "drop");
-		for (d = 0; d < DC_COSY_D_MAX; d++)
-			jw_u64(&ctx->jw, drop_names[d], st.drop[d]);
-		jw_end_obj(&ctx->jw);
-		jw_end_obj(&ctx->jw);
-		jw_end_obj(&ctx->jw);
-		jw_done(&ctx->jw);
-	} else {
-		fprintf(ctx->out, "# switch:");
-#define T(f) fprintf(ctx->out, " %s %llu", #f, (unsigned long long)st.f);
-		COSY_STATS(T)
-#undef T
-		fprintf(ctx->out, "\n# drops %llu:", (unsigned long long)drops);
-		for (d = 0; d < DC_COSY_D_MAX; d++)
-			fprintf(ctx->out, " %s %llu", drop_names[d], (unsigned long long)st.drop[d]);
-		fputc('\n', ctx->out);
-	}
-out:
-	for (i = 0; i < 4; i++)
-		if (fd[i] >= 0)
-			close(fd[i]);
-	return rc;
 }

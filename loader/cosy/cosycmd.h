@@ -22,7 +22,7 @@ extern const struct dc_opt dc_cosy_send_opts[], dc_cosy_serve_opts[];
 int dc_cosy_send_cmd(struct dc_ctx *ctx, int argc, char **argv);
 int dc_cosy_serve_cmd(struct dc_ctx *ctx, int argc, char **argv);
 
-/* `dcbpf cosy attach`, `detach`, `status` (cosyattach.c): the switch program
+/* `dcbpf cosy attach`, `detach` (cosyattach.c), `status` (cosystatus.c): the switch program
  * on the ports of a namespace, pinned under PIN_DIR/cosy/NS. */
 struct dc_cosy_attach_args {
 	const char *netns;

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/wait.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -17,6 +16,7 @@
 #include <dcbpf/admit.h>
 #include "attach.h"
 #include "pins.h"
+#include "run.h"
 #include "sw/swint.h"
 #include "switch.skel.h"
 
@@ -48,54 +48,17 @@ static void sw_detach_netlink_ports(struct sw *s, const struct dc_sw_meta *meta)
 }
 
 /*
- * tc(8) inside the switch's namespace; 0, or -1 with why = its message.
+ * tc(8) inside the switch's namespace; 0, or not 0 with why = its message.
  * HTB's class options are many (rates, bursts in scheduler ticks, r2q):
  * tc computes them as every operator's script does.
  */
 static int run_tc(const char *netns, char *const *args, char *why, size_t whylen)
 {
-	char *argv[32];
-	int pfd[2], st, n = 0, i;
-	ssize_t r;
-	size_t got = 0;
-	pid_t pid;
+	int rc = dc_run_ns("tc", netns, args, why, whylen);
 
-	argv[n++] = "tc";
-	argv[n++] = "-n";
-	argv[n++] = (char *)netns;
-	for (i = 0; args[i] && n < 31; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	if (pipe(pfd))
-		return snprintf(why, whylen, "pipe: %s", strerror(errno)), -1;
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return snprintf(why, whylen, "fork: %s", strerror(errno)), -1;
-	}
-	if (!pid) {
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		close(pfd[0]);
-		execvp("tc", argv);
-		_exit(127);
-	}
-	close(pfd[1]);
-	why[0] = 0;
-	while (got + 1 < whylen && (r = read(pfd[0], why + got, whylen - 1 - got)) > 0)
-		got += (size_t)r;
-	why[got] = 0;
-	close(pfd[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (WIFEXITED(st) && !WEXITSTATUS(st))
-		return 0;
-	while (got && (why[got - 1] == '\n' || why[got - 1] == ' '))
-		why[--got] = 0;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+	if (rc == -ENOENT)
 		snprintf(why, whylen, "tc(8) not found (iproute2 is needed for --queues)");
-	return -1;
+	return rc;
 }
 
 /*
@@ -343,7 +306,7 @@ int sw_cmd_up(struct dc_ctx *ctx, int argc, char **argv)
 	err = switch_bpf__load(skel);
 	if (err) {
 		dc_err_set(&ctx->err, EXIT_ERR,
-			   "loading bpf/switch.bpf.o failed: %s (dcbpf -v shows the verifier log; needs a kernel with BTF and bpf_loop, 5.17+)",
+			   "loading bpf/switch.bpf.o failed: %s (dcbpf --verbose shows the verifier's log; needs a kernel with BTF and bpf_loop, 5.17+)",
 			   strerror(-err));
 		return up_fail(ctx, skel, &meta, dir);
 	}
