@@ -50,6 +50,13 @@ static int global_error(struct dc_ctx *ctx, struct dc_err *err, int code, const 
  * first command; never for help or --version, so a broken config does not
  * hide them.  An absent or invalid default config is a note, not an error.
  */
+static int libbpf_to_stderr(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
 static int setup(struct dc_ctx *ctx, struct dc_err *err)
 {
 	struct cli *c = dc_cli(ctx);
@@ -81,8 +88,9 @@ static int setup(struct dc_ctx *ctx, struct dc_err *err)
 			return global_error(ctx, err, EXIT_USAGE, "--pin-dir %s: %s", ctx->pin_dir, why);
 	}
 	ctx->pin_dir = c->cfg.daemon.pin_dir;
-	/* libbpf stays quiet: every failure here is reported in our words */
-	libbpf_set_print(NULL);
+	/* libbpf stays quiet: every failure here is reported in our words;
+	 * --verbose lets it speak (the verifier's log of a refused program) */
+	libbpf_set_print(ctx->verbose ? libbpf_to_stderr : NULL);
 	return 0;
 }
 

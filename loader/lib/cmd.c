@@ -16,6 +16,8 @@ const struct dc_opt dc_global_opts[] = {
 	  .help = "pinned state under DIR, over the config's", .umax = 255 },
 	{ "config", 'c', DC_OPT_PATH, DC_FIELD(struct dc_ctx, config), "FILE",
 	  .help = "read pin_dir and lock_file from FILE" },
+	{ "verbose", 'v', DC_OPT_FLAG, DC_FIELD(struct dc_ctx, verbose), NULL,
+	  .help = "libbpf's messages on stderr (a program the kernel refuses: the verifier's log)" },
 	{ "version", 'V', DC_OPT_FLAG, DC_FIELD(struct dc_ctx, version), NULL,
 	  .help = "print the version and exit" },
 	{ "help", 'h', DC_OPT_FLAG, DC_FIELD(struct dc_ctx, help), NULL,

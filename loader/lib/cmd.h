@@ -95,6 +95,7 @@ struct dc_ctx {
 	const char *config;		/* --config FILE, else app->default_config */
 	const char *pin_dir;		/* --pin-dir DIR, else NULL until setup */
 	bool json;
+	bool verbose;			/* --verbose: libbpf's messages on stderr */
 	bool version;
 	bool help;			/* never set: --help ends the parse */
 	bool global_given[8];		/* per dc_global_opts entry */

@@ -81,7 +81,8 @@ static void globals_line(FILE *f, const struct dc_app *app)
 
 	fprintf(f, "Global options:");
 	for (o = dc_global_opts; o->name; o++) {
-		if (!strcmp(o->name, "help") || !strcmp(o->name, "version"))
+		if (!strcmp(o->name, "help") || !strcmp(o->name, "version") ||
+		    !strcmp(o->name, "verbose"))
 			continue;
 		dc_opt_metavar(o, mv, sizeof(mv));
 		fprintf(f, "%s --%s%s%s", o == dc_global_opts ? "" : ",", o->name, mv[0] ? " " : "", mv);
