@@ -167,6 +167,8 @@ static void test_help(void)
 		"  -d, --pin-dir DIR  pinned state under DIR, over the config's (at most 255\n"
 		"                     bytes)\n"
 		"  -c, --config FILE  read pin_dir and lock_file from FILE\n"
+		"  -v, --verbose      libbpf's messages on stderr (a program the kernel refuses:\n"
+		"                     the verifier's log)\n"
 		"  -V, --version      print the version and exit\n"
 		"  -h, --help         print help and exit\n"
 		"The config file is /etc/demo.conf unless --config names another.\n"
