@@ -34,6 +34,24 @@ fabric_make_host agg && A=$FAB_LAST_NS && fabric_make_host snd && B=$FAB_LAST_NS
 	ip -n "$A" addr add $AGG/24 dev "$FAB_LAST_DEV_A" && ip -n "$B" addr add $SRC/24 dev "$FAB_LAST_DEV_B" &&
 	fabric_cgroup || { t_fail "ictcp cli: two namespaces and a veth" "setup failed"; exit 1; }
 
+# a map of another layout pinned where the program's goes: the load is
+# refused with the reason; --verbose adds libbpf's own account, plain does not
+mkdir -p "$M" && bpftool map create "$M/dc_ictcp_stats" type array key 4 value 4 entries 1 name dc_ictcp_stats ||
+	t_fail "ictcp cli: a foreign map pinned" "bpftool map create failed"
+out=$("${D[@]}" ictcp attach --cgroup "$FAB_ETH_CG" 2>&1)
+rc=$?
+[ $rc = 1 ] && grep -q "another layout" <<<"$out" && ! grep -q "^libbpf:" <<<"$out" &&
+	t_pass "ictcp cli: a map of another layout refuses the load, libbpf quiet" ||
+	t_fail "ictcp cli: a map of another layout refuses the load, libbpf quiet" "exit $rc: $out"
+mkdir -p "$M" && bpftool map create "$M/dc_ictcp_stats" type array key 4 value 4 entries 1 name dc_ictcp_stats
+out=$("${D[@]}" --verbose ictcp attach --cgroup "$FAB_ETH_CG" 2>&1)
+rc=$?
+[ $rc = 1 ] && grep -q "^libbpf: couldn't reuse pinned map.*dc_ictcp_stats" <<<"$out" &&
+	t_pass "ictcp cli: --verbose shows libbpf's reason (the pinned map's mismatch)" ||
+	t_fail "ictcp cli: --verbose shows libbpf's reason" "exit $rc: $out"
+[ ! -e "$M/sockops" ] && t_pass "ictcp cli: nothing attached by the refused loads" ||
+	t_fail "ictcp cli: nothing attached by the refused loads" "$(ls "$M")"
+rm -rf "$M"
 expect "ictcp cli: set before attach names the missing attach" 1 "ICTCP is not attached.*dcbpf ictcp attach" \
 	"${D[@]}" ictcp set --link-mbit 100
 expect "ictcp cli: status before attach too" 1 "ICTCP is not attached" "${D[@]}" ictcp status
