@@ -38,10 +38,15 @@ pq_cleanup() {
 	rm -rf "$PIN"
 }
 
+# pq_build: the fabric alone (pq_fabric's, and tests/integ/pfc.sh's with its
+# own addresses and wires).  PQ_NET (10.79) is the /16; PQ_ON_EXIT
+# (pq_cleanup) runs at exit; PQ_LINK I (pq_link) joins sender I, SNS[I], to
+# the switch as device pI and sets FAB_LAST_DEV_A/B; PQ_PORT_HOOK DEV, if
+# set, runs on each sender's switch port.
 pq_build() {
-	local i
+	local i net=${PQ_NET:-10.79}
 	fabric_init || return 1
-	fabric_on_exit pq_cleanup
+	fabric_on_exit "${PQ_ON_EXIT:-pq_cleanup}"
 	fabric_make_switch sw || return 1
 	SWNS=$FAB_LAST_NS
 	fabric_make_host r0 || return 1
@@ -49,18 +54,21 @@ pq_build() {
 	fabric_make_link "$SWNS" q0 "$RNS" r0 || return 1
 	OUTDEV=$FAB_LAST_DEV_A
 	PORTS=("$OUTDEV")
-	fabric_add_addr "$SWNS" "$OUTDEV" 10.79.10.254/24 || return 1
-	fabric_add_addr "$RNS" "$FAB_LAST_DEV_B" 10.79.10.1/24 || return 1
-	fabric_add_route "$RNS" 10.79.0.0/16 10.79.10.254 || return 1
+	fabric_add_addr "$SWNS" "$OUTDEV" "$net.10.254/24" || return 1
+	fabric_add_addr "$RNS" "$FAB_LAST_DEV_B" "$net.10.1/24" || return 1
+	fabric_add_route "$RNS" "$net.0.0/16" "$net.10.254" || return 1
 	fabric_shape "$SWNS" "$OUTDEV" "$RATE" 20000000 || return 1
 	SNS=()
 	for i in 0 1; do
 		fabric_make_host "s$i" || return 1
 		SNS+=("$FAB_LAST_NS")
-		fabric_make_link "$FAB_LAST_NS" "h$i" "$SWNS" "p$i" || return 1
+		"${PQ_LINK:-pq_link}" "$i" || return 1
 		PORTS+=("$FAB_LAST_DEV_B")
-		fabric_add_addr "$FAB_LAST_NS" "$FAB_LAST_DEV_A" "10.79.$((20 + i)).1/24" || return 1
-		fabric_add_addr "$SWNS" "$FAB_LAST_DEV_B" "10.79.$((20 + i)).254/24" || return 1
-		fabric_add_route "$FAB_LAST_NS" 10.79.0.0/16 "10.79.$((20 + i)).254" || return 1
+		fabric_add_addr "${SNS[i]}" "$FAB_LAST_DEV_A" "$net.$((20 + i)).1/24" || return 1
+		fabric_add_addr "$SWNS" "$FAB_LAST_DEV_B" "$net.$((20 + i)).254/24" || return 1
+		fabric_add_route "${SNS[i]}" "$net.0.0/16" "$net.$((20 + i)).254" || return 1
+		[ -z "${PQ_PORT_HOOK:-}" ] || "$PQ_PORT_HOOK" "$FAB_LAST_DEV_B" || return 1
 	done
 }
+
+pq_link() { fabric_make_link "${SNS[$1]}" "h$1" "$SWNS" "p$1"; }
