@@ -63,12 +63,7 @@ build() { PQ_NET=10.81 PQ_ON_EXIT=cleanup PQ_LINK=pfc_link PQ_PORT_HOOK=pfc_port
 mkdir -p "$PIN" "$PINB" && mount --bind "$PIN" "$PINB" ||
 	{ t_fail "pfc: the pin directory bound at $PINB" "mount failed"; cleanup; exit 1; }
 build || { t_fail "pfc: fabric" "builder failed"; exit 1; }
-RIP=10.81.10.1
-for i in 0 1; do
-	fabric_exec "${SNS[i]}" ping -c1 -W2 -q "$RIP" >/dev/null 2>&1 ||
-		{ t_fail "pfc: fabric reachable" "s$i cannot reach r0"; exit 1; }
-done
-plist=$(IFS=,; echo "${PORTS[*]}")
+PQ_NET=10.81 pq_reach pfc || exit 1
 for p in 5201 5202 5203; do
 	fabric_bg "$RNS" sh -c "exec iperf3 -s -p $p >/dev/null 2>&1"
 done

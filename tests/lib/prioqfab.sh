@@ -25,10 +25,17 @@ pq_fabric() {
 	LOG="$OUT/$tag"
 	mkdir -p "$LOG"
 	pq_build || { t_fail "$tag: fabric" "builder failed"; return 1; }
-	RIP=10.79.10.1
+	pq_reach "$tag"
+}
+
+# pq_reach TAG: RIP (r0 in PQ_NET) and plist (PORTS joined by commas); both
+# senders must reach r0, else a FAIL line named after TAG and a non-zero return.
+pq_reach() {
+	local i
+	RIP=${PQ_NET:-10.79}.10.1
 	for i in 0 1; do
 		fabric_exec "${SNS[i]}" ping -c1 -W2 -q "$RIP" >/dev/null 2>&1 ||
-			{ t_fail "$tag: fabric reachable" "s$i cannot reach r0"; return 1; }
+			{ t_fail "$1: fabric reachable" "s$i cannot reach r0"; return 1; }
 	done
 	plist=$(IFS=,; echo "${PORTS[*]}")
 }
