@@ -14,6 +14,9 @@
 # did: leaf, spine, leaf; no slot overflow); in ethereal and spray mode the hosts grew Ethereal's tag into
 # the INT option (src_tag_grown) and the leaves steered by it over more
 # than one uplink; in ecmp mode nothing was tagged.  A bad CC is refused.
+# Buffer occupancy: each run records, per queue class, p50 <= p90 <= p99 <=
+# max (all >= 0) over the collective's samples, no queue above its qdisc
+# limit and no switch above its admission buffer; some queue held bytes.
 # shellcheck shell=bash
 # shellcheck disable=SC2015
 source "$(dirname "$0")/../lib/test.sh"
@@ -27,6 +30,13 @@ rc=$?
 [ $rc = 2 ] && grep -q "CC is dctcp, powertcp, powertcp-int or theta-int, not 'cubic'" <<<"$out" && [ ! -e "$LOG/bad" ] &&
 	t_pass "ethereal exp: an unknown CC refused (exit 2, nothing written)" ||
 	t_fail "ethereal exp: an unknown CC refused" "exit $rc: $out"
+
+# The sampler refuses a namespace that does not exist, naming it.
+out=$("$BUILD/tools/qsample" -a -N "dcbpf-no-such-ns-$$" -n 1 2>&1 >/dev/null)
+rc=$?
+[ $rc = 1 ] && grep -q "namespace 'dcbpf-no-such-ns-$$'" <<<"$out" &&
+	t_pass "ethereal exp: qsample -a refuses a missing namespace (exit 1, named)" ||
+	t_fail "ethereal exp: qsample -a refuses a missing namespace" "exit $rc: $out"
 
 if grep -qwE 'powertcp|theta_powertcp|hpcc|timely' /proc/sys/net/ipv4/tcp_available_congestion_control; then
 	t_skip "ethereal exp: powertcp-int" "another dcbpfd has the PowerTCP names registered"
@@ -70,3 +80,26 @@ r=$(row ecmp)
 echo "$r" | jq -e '.int.src_tag_grown == 0 and .eth.steered == 0' >/dev/null &&
 	t_pass "ethereal exp ecmp: nothing tagged or steered" ||
 	t_fail "ethereal exp ecmp: nothing tagged or steered" "$(echo "$r" | jq -c '{int, eth}')"
+
+# Buffer occupancy (the sampler's classes, tests/exp/ethereal): every class
+# recorded with non-negative, ordered percentiles; the sampler saw every
+# run's collective (samples at the shaped queues); some queue held bytes
+# in some run; no queue above its qdisc's limit, no switch above the
+# admission buffer.
+for m in ecmp ethereal spray; do
+	r=$(row $m)
+	echo "$r" | jq -e '.queues.classes as $c | ["leaf_up", "spine_down", "leaf_down", "sw_leaf", "sw_spine"] |
+		all(. as $k | $c[$k] | (.p50 | type) == "number" and .p50 >= 0 and .p90 >= .p50 and .p99 >= .p90 and .max >= .p99
+			and .samples >= 0 and (.cdf | length) == (if .samples > 0 then 21 else 0 end))' >/dev/null &&
+		echo "$r" | jq -e '.queues.classes.leaf_up.samples >= .queues.classes.leaf_up.queues and
+			.queues.classes.spine_down.samples >= .queues.classes.spine_down.queues and .queues.window_ms >= 1' >/dev/null &&
+		t_pass "ethereal exp $m: queue occupancy per class, max >= p99 >= p50 >= 0 ($(echo "$r" | jq -r '.queues | "\(.window_ms) ms sampled; max: leaf uplinks \(.classes.leaf_up.max) B, spines \(.classes.spine_down.max) B, leaf ports \(.classes.leaf_down.qdisc // .classes.leaf_down.max)"'))" ||
+		t_fail "ethereal exp $m: queue occupancy per class" "$(echo "$r" | jq -c '.queues | del(.classes[].cdf)')"
+	echo "$r" | jq -e '.queues as $q | ([$q.classes.leaf_up.max, $q.classes.spine_down.max, $q.classes.leaf_down.max] | max) <= $q.queue_limit_bytes and
+		([$q.classes.sw_leaf.max, $q.classes.sw_spine.max] | max) <= $q.switch_buffer_bytes' >/dev/null &&
+		t_pass "ethereal exp $m: no queue above its limit ($(echo "$r" | jq -r '.queues | "\(.queue_limit_bytes) B"')), no switch above its buffer ($(echo "$r" | jq -r '.queues | "largest \([.classes.sw_leaf.max, .classes.sw_spine.max] | max) of \(.switch_buffer_bytes) B"'))" ||
+		t_fail "ethereal exp $m: no queue above its limit" "$(echo "$r" | jq -c '.queues | del(.classes[].cdf)')"
+done
+nz=$(jq -s '[.[].queues.classes | .leaf_up.nonzero + .spine_down.nonzero] | add' "$R" 2>/dev/null)
+[ "${nz:-0}" -gt 0 ] && t_pass "ethereal exp: the sampler saw queues holding bytes ($nz non-empty samples over the three runs)" ||
+	t_fail "ethereal exp: some queue non-empty" "$(jq -c '.queues | del(.classes[].cdf)' "$R" 2>&1)"

@@ -7,9 +7,18 @@
  * t_ns is CLOCK_MONOTONIC, the clock the incast tool reports its start on,
  * so samples and workload events line up. Run it inside the namespace of
  * the device: ip netns exec NS qsample -d DEV ...
+ *
+ * -a: every root qdisc of every namespace given with -N (or of the current
+ * one), one dump request per namespace per period, lines
+ * "t_ns,netns,dev,backlog_bytes,sent_bytes,drops". One process and one
+ * wakeup per period for a whole fabric: a sampler per port (or per switch)
+ * would cost the 2-core machine a wakeup each. The netlink sockets are
+ * opened inside each namespace and keep it; the process itself stays where
+ * it started.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <linux/gen_stats.h>
 #include <linux/netlink.h>
@@ -46,7 +55,11 @@ static void usage(FILE *f)
 		"  -p PARENT       qdisc by parent handle maj:min (default root)\n"
 		"  -q              no header line\n"
 		"  -r              run SCHED_FIFO so samples stay on time on a busy host\n"
-		"output: t_ns,backlog_bytes,sent_bytes,drops  (t_ns = CLOCK_MONOTONIC)\n");
+		"  -a              every root qdisc (instead of -d), of each -N namespace\n"
+		"  -N NETNS        with -a: a namespace by name (/run/netns/NETNS) or path;\n"
+		"                  repeat for more (default: the current namespace)\n"
+		"output: t_ns,backlog_bytes,sent_bytes,drops  (t_ns = CLOCK_MONOTONIC)\n"
+		"   -a: t_ns,netns,dev,backlog_bytes,sent_bytes,drops\n");
 }
 
 static uint64_t now_ns(void)
@@ -147,6 +160,222 @@ static int query(int fd, int ifindex, uint32_t parent, uint32_t seq, struct samp
 	}
 }
 
+/*
+ * Sleep to the next period's absolute deadline: a late wakeup shortens the
+ * next sleep instead of drifting; a period lost entirely is skipped and
+ * counted in *missed.
+ */
+static void sleep_next(struct timespec *next, long interval_us, uint64_t *missed)
+{
+	next->tv_nsec += interval_us * 1000;
+	while (next->tv_nsec >= 1000000000) {
+		next->tv_nsec -= 1000000000;
+		next->tv_sec++;
+	}
+	uint64_t nx = (uint64_t)next->tv_sec * 1000000000ull + next->tv_nsec;
+	uint64_t cur = now_ns();
+
+	if (nx + interval_us * 1000ull < cur) {
+		uint64_t skip = (cur - nx) / (interval_us * 1000ull);
+
+		*missed += skip;
+		nx += skip * interval_us * 1000ull;
+		next->tv_sec = nx / 1000000000ull;
+		next->tv_nsec = nx % 1000000000ull;
+	}
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, next, NULL) == EINTR && !stop)
+		;
+}
+
+/* ---- -a: every root qdisc of several namespaces ----------------------- */
+
+#define NS_MAX 64
+#define NS_DEVS 256
+
+struct nsock {
+	int fd;
+	char name[64];
+	int ndev;
+	unsigned int ifindex[NS_DEVS];
+	char ifname[NS_DEVS][IF_NAMESIZE];
+};
+
+/* A netlink socket inside namespace `arg` (a name under /run/netns or a
+ * path; NULL: the current one) and its interface names, read there. */
+static int ns_open(const char *arg, struct nsock *n)
+{
+	char path[512];
+	int self = -1, target = -1, err = 0;
+
+	memset(n, 0, sizeof(*n));
+	n->fd = -1;
+	if (arg) {
+		snprintf(path, sizeof(path), strchr(arg, '/') ? "%s" : "/run/netns/%s", arg);
+		const char *b = strrchr(arg, '/');
+
+		snprintf(n->name, sizeof(n->name), "%s", b ? b + 1 : arg);
+		self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		target = open(path, O_RDONLY | O_CLOEXEC);
+		if (self < 0 || target < 0 || setns(target, CLONE_NEWNET)) {
+			err = errno;
+			fprintf(stderr, "qsample: namespace '%s' (%s): %s\n", arg, path, strerror(err));
+			goto out;
+		}
+	} else {
+		snprintf(n->name, sizeof(n->name), ".");
+	}
+	n->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+
+	if (n->fd < 0 || bind(n->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		err = errno;
+		fprintf(stderr, "qsample: netlink socket in '%s': %s\n", n->name, strerror(err));
+	} else {
+		struct if_nameindex *ni = if_nameindex(), *p;
+
+		for (p = ni; p && p->if_index && n->ndev < NS_DEVS; p++, n->ndev++) {
+			n->ifindex[n->ndev] = p->if_index;
+			snprintf(n->ifname[n->ndev], IF_NAMESIZE, "%s", p->if_name);
+		}
+		if (ni)
+			if_freenameindex(ni);
+	}
+	if (arg && setns(self, CLONE_NEWNET)) {
+		err = errno;
+		fprintf(stderr, "qsample: back to our namespace: %s\n", strerror(err));
+	}
+out:
+	if (self >= 0)
+		close(self);
+	if (target >= 0)
+		close(target);
+	return err ? -err : 0;
+}
+
+static const char *ns_ifname(const struct nsock *n, unsigned int ifindex, char *tmp)
+{
+	for (int i = 0; i < n->ndev; i++)
+		if (n->ifindex[i] == ifindex)
+			return n->ifname[i];
+	snprintf(tmp, IF_NAMESIZE, "if%u", ifindex);
+	return tmp;
+}
+
+/* Is this qdisc message's kind "noqueue" (a device that queues nothing)? */
+static int is_noqueue(struct nlmsghdr *nh)
+{
+	struct tcmsg *tcm = NLMSG_DATA(nh);
+	int len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*tcm));
+	struct rtattr *rta = (struct rtattr *)((char *)tcm + NLMSG_ALIGN(sizeof(*tcm)));
+
+	for (; RTA_OK(rta, len); rta = RTA_NEXT(rta, len))
+		if (rta->rta_type == TCA_KIND)
+			return !strcmp(RTA_DATA(rta), "noqueue");
+	return 0;
+}
+
+/* One dump of namespace n's qdiscs: a line per root qdisc that can queue. */
+static int dump_ns(struct nsock *n, uint32_t seq, uint64_t t, FILE *out, char *buf, size_t buflen)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct tcmsg tcm;
+	} req;
+
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.tcm));
+	req.nh.nlmsg_type = RTM_GETQDISC;
+	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.nh.nlmsg_seq = seq;
+	req.tcm.tcm_family = AF_UNSPEC;
+	if (send(n->fd, &req, req.nh.nlmsg_len, 0) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t len = recv(n->fd, buf, buflen, 0);
+
+		if (len < 0) {
+			if (errno == EINTR && !stop)
+				continue;
+			return -errno;
+		}
+		for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)len);
+		     nh = NLMSG_NEXT(nh, len)) {
+			if (nh->nlmsg_seq != seq)
+				continue;
+			if (nh->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (nh->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(nh);
+
+				if (e->error)
+					return e->error;
+				continue;
+			}
+			struct tcmsg *tcm = NLMSG_DATA(nh);
+			struct sample s = { 0 };
+			char tmp[IF_NAMESIZE];
+
+			if (nh->nlmsg_type != RTM_NEWQDISC || tcm->tcm_parent != TC_H_ROOT || is_noqueue(nh))
+				continue;
+			parse_qdisc(nh, &s);
+			if (s.found)
+				fprintf(out, "%llu,%s,%s,%llu,%llu,%llu\n", (unsigned long long)t, n->name,
+					ns_ifname(n, (unsigned int)tcm->tcm_ifindex, tmp),
+					(unsigned long long)s.backlog, (unsigned long long)s.bytes,
+					(unsigned long long)s.drops);
+		}
+	}
+}
+
+static int run_all(char **nsv, int nns, FILE *out, int header, double seconds,
+		   unsigned long long count, long interval_us)
+{
+	static struct nsock ns[NS_MAX];
+	static char buf[64 * 1024];
+	int k, n = nns ? nns : 1, err;
+
+	for (k = 0; k < n; k++)
+		if (ns_open(nns ? nsv[k] : NULL, &ns[k]))
+			return 1;
+	if (header)
+		fprintf(out, "t_ns,netns,dev,backlog_bytes,sent_bytes,drops\n");
+
+	uint64_t start = now_ns();
+	uint64_t end = seconds > 0 ? start + (uint64_t)(seconds * 1e9) : UINT64_MAX;
+	uint64_t missed = 0, nsamples = 0;
+	uint32_t seq = 1;
+	struct timespec next;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (!stop) {
+		uint64_t t = now_ns();
+
+		/* one time stamp per period: the namespaces' dumps are a few
+		 * tens of µs apart, well inside the period */
+		for (k = 0; k < n; k++) {
+			err = dump_ns(&ns[k], seq++, t, out, buf, sizeof(buf));
+			if (err && !stop) {
+				fprintf(stderr, "qsample: qdisc dump in '%s' failed after %llu samples: %s\n",
+					ns[k].name, (unsigned long long)nsamples, strerror(-err));
+				fclose(out);
+				return 1;
+			}
+		}
+		nsamples++;
+		if (t >= end || (count && nsamples >= count))
+			break;
+		sleep_next(&next, interval_us, &missed);
+	}
+	if (fclose(out)) {
+		fprintf(stderr, "qsample: writing output: %s\n", strerror(errno));
+		return 1;
+	}
+	if (missed)
+		fprintf(stderr, "qsample: %llu of %llu periods missed (machine busy)\n",
+			(unsigned long long)missed, (unsigned long long)(missed + nsamples));
+	return 0;
+}
+
 static int parse_handle(const char *str, uint32_t *out)
 {
 	unsigned int maj = 0, min = 0;
@@ -167,10 +396,11 @@ int main(int argc, char **argv)
 	double seconds = 0;
 	long interval_us = 1000;
 	uint32_t parent = TC_H_ROOT;
-	int header = 1, rt = 0, c;
+	int header = 1, rt = 0, all = 0, nns = 0, c;
 	unsigned long long count = 0;
+	char *nsv[NS_MAX];
 
-	while ((c = getopt(argc, argv, "d:i:t:n:o:p:qrh")) != -1) {
+	while ((c = getopt(argc, argv, "d:i:t:n:o:p:qrhaN:")) != -1) {
 		switch (c) {
 		case 'd': dev = optarg; break;
 		case 'i': interval_us = strtol(optarg, NULL, 10); break;
@@ -185,17 +415,25 @@ int main(int argc, char **argv)
 			break;
 		case 'q': header = 0; break;
 		case 'r': rt = 1; break;
+		case 'a': all = 1; break;
+		case 'N':
+			if (nns == NS_MAX) {
+				fprintf(stderr, "qsample: at most %d namespaces (-N)\n", NS_MAX);
+				return 2;
+			}
+			nsv[nns++] = optarg;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (!dev || interval_us < 10) {
+	if (!(dev || all) || (dev && all) || (nns && !all) || interval_us < 10) {
 		usage(stderr);
 		return 2;
 	}
-	int ifindex = if_nametoindex(dev);
+	int ifindex = all ? 0 : if_nametoindex(dev);
 
-	if (!ifindex) {
+	if (!all && !ifindex) {
 		fprintf(stderr, "qsample: device '%s' not found in this network namespace "
 			"(run it with ip netns exec NS)\n", dev);
 		return 1;
@@ -233,6 +471,8 @@ int main(int argc, char **argv)
 
 	sigaction(SIGTERM, &act, NULL);
 	sigaction(SIGINT, &act, NULL);
+	if (all)
+		return run_all(nsv, nns, out, header, seconds, count, interval_us);
 
 	static char buf[64 * 1024];
 	struct sample s;
@@ -271,26 +511,7 @@ int main(int argc, char **argv)
 		nsamples++;
 		if (t >= end || (count && nsamples >= count))
 			break;
-		/* Absolute deadlines: a late wakeup shortens the next sleep
-		 * instead of drifting; a period lost entirely is skipped. */
-		next.tv_nsec += interval_us * 1000;
-		while (next.tv_nsec >= 1000000000) {
-			next.tv_nsec -= 1000000000;
-			next.tv_sec++;
-		}
-		uint64_t nx = (uint64_t)next.tv_sec * 1000000000ull + next.tv_nsec;
-		uint64_t cur = now_ns();
-
-		if (nx + interval_us * 1000ull < cur) {
-			uint64_t skip = (cur - nx) / (interval_us * 1000ull);
-
-			missed += skip;
-			nx += skip * interval_us * 1000ull;
-			next.tv_sec = nx / 1000000000ull;
-			next.tv_nsec = nx % 1000000000ull;
-		}
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR && !stop)
-			;
+		sleep_next(&next, interval_us, &missed);
 	}
 	if (fclose(out)) {
 		fprintf(stderr, "qsample: writing output: %s\n", strerror(errno));
