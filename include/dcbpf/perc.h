@@ -230,6 +230,18 @@ DC_INLINE __u32 dc_perc_limit_kbps(const struct dc_perc_hop *hops, __u32 nhops, 
 	return e;
 }
 
+/* Whether the link's main books count the flow of hop h: always for
+ * s-PERC; for s-PERC* when it was seen this round or the previous one
+ * (round numbers run 1..255 and wrap; 0 is a fresh or restarted flow). */
+DC_INLINE bool dc_perc_in_books(const struct dc_perc_state *st, const struct dc_perc_hop *h)
+{
+	__u32 rn = st->round_number, prev = rn > 1 ? rn - 1 : 255;
+
+	if (!(st->mode & DC_PERC_M_STAR) || (st->mode & DC_PERC_M_RN_LITERAL))
+		return true;
+	return h->round == rn || h->round == prev;
+}
+
 /*
  * One control packet at the link (Alg. 6; Alg. 8 with DC_PERC_M_STAR;
  * n-PERC's Alg. 4 with DC_PERC_M_NPERC).  h is the link's own hop entry,
@@ -248,8 +260,17 @@ DC_INLINE void dc_perc_update(struct dc_perc_state *st, struct dc_perc_hop *h, _
 	__s32 nb;
 	__u32 a;
 
-	/* Alg. 6 lines 5-7 / Alg. 8 lines 8-10: assume bottlenecked here. */
-	if (was_e) {
+	/* Alg. 6 lines 5-7 / Alg. 8 lines 8-10: assume bottlenecked here.
+	 * s-PERC*'s books hold only the flows seen this round or the last
+	 * (Alg. 9 copies the shadows in at each reset): a flow not seen in
+	 * either (its packet delayed past a reset) is not in them whatever
+	 * its hop says, and joins as a new flow would. Lines 8-10 as printed
+	 * would take a bottlenecked one out of NumB without ever having put it
+	 * in (NumB = -1 after such a flow's FIN until the next reset). The
+	 * literal variant keeps the printed lines. */
+	if (!dc_perc_in_books(st, h)) {
+		st->num_b += 1;
+	} else if (was_e) {
 		st->sum_e_kbps -= a_old;
 		st->num_b += 1;
 	}

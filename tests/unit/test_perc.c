@@ -317,6 +317,55 @@ static void test_parse(void)
 	refused("link a 1G\nflow x a\nflow x a\n", "f:3: flow 'x' declared twice");
 }
 
+/*
+ * s-PERC*'s books after a reset hold the flows seen in the last round only
+ * (Alg. 9): a flow whose packets were delayed past two resets is not in
+ * them, so its next packet joins as a new flow, and its FIN leaves NumB
+ * where it was instead of taking it below zero. Flow x alone on a 100 M
+ * link; s-PERC (no rounds) keeps every flow in its books.
+ */
+static void test_books_after_reset(void)
+{
+	struct dc_perc_state st;
+	struct dc_perc_hop h = { 0 }, fin;
+
+	dc_perc_state_init(&st, 100000, DC_PERC_M_STAR);
+	dc_perc_update(&st, &h, DC_PERC_INF_KBPS, false);
+	CHECK("s-PERC*: x alone, bottlenecked, in the books", h.bneck && st.num_b == 1 && h.round == 1,
+	      "bneck %u NumB %d round %u", h.bneck, st.num_b, h.round);
+	dc_perc_advance(&st, 1);
+	CHECK("s-PERC*: seen last round: still in the books after one reset",
+	      st.num_b == 1 && dc_perc_in_books(&st, &h), "NumB %d", st.num_b);
+	dc_perc_advance(&st, 2);
+	CHECK("s-PERC*: not seen for a whole round: out of the books", st.num_b == 0 && !dc_perc_in_books(&st, &h),
+	      "NumB %d", st.num_b);
+	fin = h;
+	dc_perc_update(&st, &fin, DC_PERC_INF_KBPS, true);
+	CHECK("s-PERC*: the FIN of a flow out of the books leaves NumB at 0 (not -1)",
+	      st.num_b == 0 && st.sum_e_kbps == 0, "NumB %d SumE %lld", st.num_b, (long long)st.sum_e_kbps);
+	dc_perc_update(&st, &h, DC_PERC_INF_KBPS, false);
+	CHECK("s-PERC*: its late data packet joins the books as a new flow (NumB 1, b = C)",
+	      st.num_b == 1 && h.bneck && h.b_kbps == 100000, "NumB %d b %u", st.num_b, h.b_kbps);
+	dc_perc_update(&st, &h, DC_PERC_INF_KBPS, true);
+	CHECK("s-PERC*: then its FIN takes it out: NumB 0", st.num_b == 0, "NumB %d", st.num_b);
+
+	/* s-PERC and the literal variant: the printed lines, no round test */
+	dc_perc_state_init(&st, 100000, 0);
+	memset(&h, 0, sizeof(h));
+	dc_perc_update(&st, &h, DC_PERC_INF_KBPS, false);
+	dc_perc_advance(&st, 5);
+	dc_perc_update(&st, &h, DC_PERC_INF_KBPS, true);
+	CHECK("s-PERC: no rounds, the flow stays in the books: its FIN takes NumB to 0", st.num_b == 0,
+	      "NumB %d", st.num_b);
+	dc_perc_state_init(&st, 100000, DC_PERC_M_STAR | DC_PERC_M_RN_LITERAL);
+	memset(&h, 0, sizeof(h));
+	dc_perc_update(&st, &h, DC_PERC_INF_KBPS, false);
+	dc_perc_advance(&st, 2);
+	dc_perc_update(&st, &h, DC_PERC_INF_KBPS, true);
+	CHECK("s-PERC* literal (Alg. 8 as printed): the stale FIN takes NumB to -1", st.num_b == -1,
+	      "NumB %d", st.num_b);
+}
+
 int main(void)
 {
 	test_parse();
@@ -324,5 +373,6 @@ int main(void)
 	test_sim_topologies();
 	test_churn();
 	test_drops();
+	test_books_after_reset();
 	return check_failed;
 }
