@@ -29,7 +29,18 @@ serve() { # OUT ARGS...: a receiver in the background, its JSON into OUT
 	"$D" --json cosy serve --bind 127.0.0.1 --port $PORT "$@" >"$out" 2>&1 &
 	SERVE_PID=$!
 	t_cleanup stop_serve "$SERVE_PID"
-	sleep 0.3
+	wait_bound 1
+}
+# wait_bound N: until N sockets are bound to PORT (up to 5 s). A fixed pause
+# was too short on a loaded machine: the first messages met no receiver and
+# were rejected at delta.
+wait_bound() {
+	local i
+	for i in $(seq 100); do
+		[ "$(ss -Huan "sport = :$PORT" | grep -c .)" -ge "$1" ] && return 0
+		sleep 0.05
+	done
+	echo "cosy net: $1 receiver(s) not bound to port $PORT after 5 s" >&2
 }
 
 # 4 messages of 64000 B, K 2, B 1 Gb/s: 46 packets of 1400 B at 500 Mb/s, the
@@ -62,7 +73,7 @@ poisson() { # OUT
 		pids+=($!)
 		t_cleanup stop_serve $!
 	done
-	sleep 0.3
+	wait_bound 2
 	"$D" --json cosy send --to 127.0.0.1,127.0.0.2 --port $PORT --rate-per-s 200 --seed 7 -n 30 -k 4 \
 		--msg-bytes 14000 --run-ms 3000 >"$1" 2>&1
 	for a in "${pids[@]}"; do kill "$a" 2>/dev/null; wait "$a" 2>/dev/null; done
