@@ -224,7 +224,7 @@ lf=$(jq -r '.error // "ok"' "$LOG/longflow.json" 2>/dev/null)
 	t_fail "admit: the long flow completes across the change" "iperf3: $lf"
 
 # --- visibility and teardown -------------------------------------------------------------
-bpftool map dump pinned "$PIN/sw/$SW/dc_sw_state" -j | jq -e '.[0].formatted.value | has("occupancy_bytes")' >/dev/null &&
+bpftool map dump pinned "$PIN/sw/$SW/dc_sw_state" -j | jqe '.[0].formatted.value | has("occupancy_bytes")' >/dev/null &&
 	t_pass "admit: bpftool map dump shows dc_sw_state fields by name" ||
 	t_fail "admit: bpftool map dump shows dc_sw_state fields by name" "no occupancy_bytes"
 "$DCBPF" --pin-dir "$PIN" status 2>/dev/null | grep -q "^$SW " &&

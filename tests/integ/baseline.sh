@@ -49,7 +49,7 @@ DCBPFD_DAEMON="dctcp = 1" dcbpfd_start "base_rtt_us = $TAU" "host_bw_mbps = $RAT
 t_pass "baseline: dcbpfd registers hpcc and timely${VMNOTE:+ (${VMNOTE#; })}"
 D=("$BUILD/dcbpf" --pin-dir "$DCBPFD_PIN")
 st=$("${D[@]}" --json status 2>&1)
-if jq -e '.ccs.dctcp.registered == true and .ccs.dctcp.pinned != "none" and
+if jqe '.ccs.dctcp.registered == true and .ccs.dctcp.pinned != "none" and
 	.ccs.hpcc.registered == true and .ccs.timely.registered == true' <<<"$st" >/dev/null; then
 	t_pass "baseline: dctcp = 1 registers dctcp too; dcbpf status shows it ($(jq -r .ccs.dctcp.pinned <<<"$st") pinned)"
 else
@@ -132,7 +132,7 @@ err_t() { echo "${why_t:+$why_t; }$(tr '\n' ' ' <"$LOG/run-timely.err" | tail -c
 MINSAMP=100
 
 # --- HPCC ------------------------------------------------------------------
-if jq -e 'length > 0 and any(.[]; .mode == 2 and .int_acks > 100 and .cwnd_bytes > 0)' \
+if jqe 'length > 0 and any(.[]; .mode == 2 and .int_acks > 100 and .cwnd_bytes > 0)' \
 	"$LOG/flows-hpcc.json" >/dev/null; then
 	t_pass "baseline: hpcc flows run on INT (mode 2, mirrored in dc_cc_flows)"
 else
@@ -157,7 +157,7 @@ else
 fi
 
 # --- TIMELY ----------------------------------------------------------------
-if jq -e 'length > 0 and any(.[]; .mode == 1 and .cwnd_updates > 0 and .pacing_rate_Bps > 0)' \
+if jqe 'length > 0 and any(.[]; .mode == 1 and .cwnd_updates > 0 and .pacing_rate_Bps > 0)' \
 	"$LOG/flows-timely.json" >/dev/null; then
 	t_pass "baseline: timely flows run the RTT law (mirrored in dc_cc_flows)"
 else
@@ -182,7 +182,7 @@ fi
 # --- live parameters and trace ----------------------------------------------
 "${D[@]}" set timely.t_high_us=800 hpcc.eta=0.9 >"$LOG/set.txt" 2>&1
 cfg=$(bpftool map dump pinned "$DCBPFD_PIN/dc_cc_cfg" -j | jq -c '[.[].formatted | {key, t: .value.t_high_us, e: .value.eta_q16}]')
-if jq -e 'any(.[]; .key == 3 and .t == 800) and any(.[]; .key == 2 and .e == 58982) and
+if jqe 'any(.[]; .key == 3 and .t == 800) and any(.[]; .key == 2 and .e == 58982) and
 	any(.[]; .key == 0 and .t == '"$THIGH"')' <<<"$cfg" >/dev/null; then
 	t_pass "baseline: dcbpf set timely.t_high_us / hpcc.eta reach their CC's entry only"
 else
@@ -207,7 +207,7 @@ fi
 # A transfer on the daemon's DCTCP (no ECN marking here: it runs as Reno).
 if "$BUILD/tools/incast" client -d "$RIP" -p 5301 -n "$S0" -s 1000000 -c dctcp -t $((T * 4)) \
 	>"$LOG/run-dctcp.json" 2>"$LOG/run-dctcp.err" &&
-	jq -e '.per_round[0].completion_ms > 0' "$LOG/run-dctcp.json" >/dev/null; then
+	jqe '.per_round[0].completion_ms > 0' "$LOG/run-dctcp.json" >/dev/null; then
 	t_pass "baseline: a transfer runs on the daemon-registered dctcp"
 else
 	t_fail "baseline: a transfer runs on the daemon-registered dctcp" "$(head -c 300 "$LOG/run-dctcp.err")"

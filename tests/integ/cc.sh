@@ -40,7 +40,7 @@ stat_of() { bpftool map dump pinned "$DCBPFD_PIN/dc_cc_stats" -j | jq ".[] | .fo
 wait_flow() {
 	local i
 	for i in $(seq 1 60); do
-		flows_json "$1" | jq -e 'any(.[]; .acks > 100)' >/dev/null && return 0
+		flows_json "$1" | jqe 'any(.[]; .acks > 100)' >/dev/null && return 0
 		kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.5
 	done
@@ -73,7 +73,7 @@ for cc in powertcp theta_powertcp; do
 	esac
 	want=0
 	[ "$cc" = theta_powertcp ] && want=1
-	if echo "$flows" | jq -e "any(.[]; .cc == $want and .acks > 100 and .cwnd_bytes > 0 and .tau_us == $TAU)" >/dev/null; then
+	if echo "$flows" | jqe "any(.[]; .cc == $want and .acks > 100 and .cwnd_bytes > 0 and .tau_us == $TAU)" >/dev/null; then
 		t_pass "cc: $cc flow mirrored in dc_cc_flows (bpftool)"
 	else
 		t_fail "cc: $cc flow mirrored in dc_cc_flows (bpftool)" "$flows"
@@ -221,7 +221,7 @@ timeout $((FLOW_T + 7)) "$BUILD/dcbpf" --pin-dir "$DCBPFD_PIN" trace --json --cc
 	>"$OUT/cc_trace.json" 2>"$OUT/cc_trace.json.err"
 trc=$?
 wait $ipid
-if [ $trc -eq 0 ] && jq -e 'length == 50 and all(.[]; .cc == "theta_powertcp" and .cwnd_bytes > 0 and
+if [ $trc -eq 0 ] && jqe 'length == 50 and all(.[]; .cc == "theta_powertcp" and .cwnd_bytes > 0 and
 	.rtt_us > 0 and (.updated | type) == "boolean" and (.norm_power | type) == "number")' \
 	"$OUT/cc_trace.json" >/dev/null; then
 	t_pass "cc: dcbpf trace --json streams 50 decisions as one JSON array"

@@ -101,7 +101,7 @@ grep -qE "^  foreign tc_ingress +id $fgid name fg_count prio 1\$" <<<"$st" &&
 	t_pass "coexist: status lists the foreign program (id $fgid)" ||
 	t_fail "coexist: status lists the foreign program" "$(grep -A3 '^int netns' <<<"$st" | head -8)"
 js=$("${D[@]}" --json status | jq -c ".int_attachments[] | select(.ifname == \"$AD\") | .foreign")
-jq -e "length == 1 and .[0].id == $fgid and .[0].name == \"fg_count\" and .[0].hook == \"tc_ingress\" and .[0].prio == 1" <<<"$js" >/dev/null &&
+jqe "length == 1 and .[0].id == $fgid and .[0].name == \"fg_count\" and .[0].hook == \"tc_ingress\" and .[0].prio == 1" <<<"$js" >/dev/null &&
 	t_pass "coexist: status --json lists it" || t_fail "coexist: status --json lists it" "$js"
 jb=$("${D[@]}" --json status | jq -c ".int_attachments[] | select(.ifname == \"$BD\") | .foreign")
 [ "$jb" = "[]" ] && t_pass "coexist: nothing foreign on b" || t_fail "coexist: nothing foreign on b" "$jb"

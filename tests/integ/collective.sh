@@ -44,7 +44,7 @@ delta() { # before after → per-host differences
 }
 # bytes: sent = received = Σ planned flow bytes, per flow too
 bytes_ok() {
-	jq -e '.bytes_sent == .bytes_received and
+	jqe '.bytes_sent == .bytes_received and
 		.bytes_sent == ([.flows[].bytes] | add) and
 		all(.flows[]; .sent == .bytes and .received == .bytes and .ms > 0)' "$1" >/dev/null
 }
@@ -66,7 +66,7 @@ conns=$(jq .connections "$LOG/a2a.json") logical=$(jq .logical_flows "$LOG/a2a.j
 	t_pass "collective: a2a: $logical flows, split into $conns connections (plan: 1 + 2·2 per host)" ||
 	t_fail "collective: a2a split plan" "$logical flows, $conns connections (want $((N * (N - 1))), $((N * 5)))"
 # the collective completes with its slowest flow
-jq -e '(.completion_ms >= .flow_ms_max) and (.completion_ms <= .flow_ms_max + 2)' "$LOG/a2a.json" >/dev/null &&
+jqe '(.completion_ms >= .flow_ms_max) and (.completion_ms <= .flow_ms_max + 2)' "$LOG/a2a.json" >/dev/null &&
 	t_pass "collective: a2a: completion = last flow's end (offsets ≤ 1 ms)" ||
 	t_fail "collective: a2a: completion = last flow's end" "$(jq -c '{completion_ms, flow_ms_max}' "$LOG/a2a.json")"
 
@@ -90,7 +90,7 @@ for split in on off; do
 		t_fail "collective: ring split $split: bytes received = sent" "$(jq -c '{bytes_sent, bytes_received}' "$LOG/ring-$split.json")"
 done
 # sub-flows: 4 parts of BYTES/4, parts of one logical flow share source and destination
-jq -e --argjson b $BYTES '[.flows[] | select(.parts == 4)] | length == 48 and
+jqe --argjson b $BYTES '[.flows[] | select(.parts == 4)] | length == 48 and
 	all(.[]; .bytes == ($b / 4 | floor)) and
 	(group_by(.logical) | all(.[]; length == 4 and ([.[].dst] | unique | length) == 1))' \
 	"$LOG/ring-on.json" >/dev/null &&
@@ -112,7 +112,7 @@ case "$marks" in
 *) t_fail "collective: sub-flows carry the Ethereal sub-flow mark" "ss -e showed: ${marks:-no marked socket}" ;;
 esac
 # ring order interleaves the leaves: every hop crosses the spine layer
-jq -e 'all(.flows[]; (.src | sub(".*-h(?<l>[0-9]+)x.*"; "\(.l)")) != (.dst | sub(".*-h(?<l>[0-9]+)x.*"; "\(.l)")))' \
+jqe 'all(.flows[]; (.src | sub(".*-h(?<l>[0-9]+)x.*"; "\(.l)")) != (.dst | sub(".*-h(?<l>[0-9]+)x.*"; "\(.l)")))' \
 	"$LOG/ring-on.json" >/dev/null && t_pass "collective: ring hops all cross leaves" ||
 	t_fail "collective: ring hops all cross leaves" "$(jq -c '[.flows[] | [.src, .dst]] | unique' "$LOG/ring-on.json")"
 
@@ -124,13 +124,13 @@ for s in 7 7 8; do
 done
 o1=$(sed -n 1p "$LOG/offsets.txt") o2=$(sed -n 2p "$LOG/offsets.txt") o3=$(sed -n 3p "$LOG/offsets.txt")
 spread=$(echo "$o1" | jq 'max - min | floor')
-if [ "$o1" = "$o2" ] && [ "$o1" != "$o3" ] && [ "$spread" -gt 5000 ] && echo "$o1" | jq -e 'all(.[]; . >= 0 and . <= 20000)' >/dev/null; then
+if [ "$o1" = "$o2" ] && [ "$o1" != "$o3" ] && [ "$spread" -gt 5000 ] && echo "$o1" | jqe 'all(.[]; . >= 0 and . <= 20000)' >/dev/null; then
 	t_pass "collective: start offsets in [0, 20 ms] are a function of the seed (spread ${spread} µs)"
 else
 	t_fail "collective: seeded start offsets" "seed 7: $o1; again: $o2; seed 8: $o3"
 fi
 # a late-starting flow's time is counted from its own start
-jq -e 'all(.flows[]; .ms > 0) and .completion_ms >= ([.flows[] | .offset_us / 1000 + .ms] | max) - 1' \
+jqe 'all(.flows[]; .ms > 0) and .completion_ms >= ([.flows[] | .offset_us / 1000 + .ms] | max) - 1' \
 	"$LOG/seed-7.json" >/dev/null && t_pass "collective: flow times count from each flow's start" ||
 	t_fail "collective: flow times count from each flow's start" "$(jq -c '{completion_ms}' "$LOG/seed-7.json")"
 

@@ -197,8 +197,8 @@ links_after=$(for f in "$PIN/sw/$SW"/link_*; do bpftool link show pinned "$f" 2>
 	t_fail "credence: no link re-attached" "'$links_before' → '$links_after'"
 
 # --- the new maps are visible by field name; teardown ---------------------------------------
-bpftool map dump pinned "$PIN/sw/$SW/dc_sw_model" -j | jq -e '.[0].formatted.value | has("n_trees") and has("node")' >/dev/null &&
-	bpftool map dump pinned "$PIN/sw/$SW/dc_sw_cred" -j | jq -e '.[0].formatted.value | has("T_bytes")' >/dev/null &&
+bpftool map dump pinned "$PIN/sw/$SW/dc_sw_model" -j | jqe '.[0].formatted.value | has("n_trees") and has("node")' >/dev/null &&
+	bpftool map dump pinned "$PIN/sw/$SW/dc_sw_cred" -j | jqe '.[0].formatted.value | has("T_bytes")' >/dev/null &&
 	t_pass "credence: bpftool map dump shows dc_sw_model and dc_sw_cred fields by name" ||
 	t_fail "credence: bpftool shows the new maps by field" "no n_trees / T_bytes"
 "${D[@]}" switch down "$SW" >/dev/null 2>&1

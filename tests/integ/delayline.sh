@@ -136,7 +136,7 @@ else
 	t_fail "delayline: a window below the BDP is held to window/RTT" "$g2 Mbit/s with -w ${WIN}K, want 1..$cap (2 x $WIN KiB / $rtt1 us, at most half the rate)"
 fi
 st=$(fabric_wire_stats 0)
-if jq -e '.directions[0] | .frames_in > 1000 and .frames_in == .frames_out + .queued and .dropped_ring == 0 and .dropped_socket == 0 and .tx_errors == 0' <<<"$st" >/dev/null; then
+if jqe '.directions[0] | .frames_in > 1000 and .frames_in == .frames_out + .queued and .dropped_ring == 0 and .dropped_socket == 0 and .tx_errors == 0' <<<"$st" >/dev/null; then
 	t_pass "delayline: every ACK crossed, none dropped ($(jq -c '.directions[0] | {frames_in, frames_out, late_us}' <<<"$st"))"
 else
 	t_fail "delayline: counters after TCP" "$st"
@@ -202,7 +202,7 @@ if [ -z "$left" ] && ! kill -0 "$wpid" 2>/dev/null && ! ip netns list | grep -q 
 else
 	t_fail "delayline: teardown" "left: $left; pid $wpid alive: $(kill -0 "$wpid" 2>/dev/null && echo yes || echo no)"
 fi
-if jq -e '.directions[0].frames_in > 0' "$W/tcp-w0.json" >/dev/null 2>&1 &&
+if jqe '.directions[0].frames_in > 0' "$W/tcp-w0.json" >/dev/null 2>&1 &&
 	[ "$(jq -s 'length' "$W/tcp-w0.json")" -ge 2 ]; then
 	t_pass "delayline: SIGUSR1 and SIGTERM each print the counters as JSON"
 else
@@ -227,7 +227,7 @@ if FAB_DELAY_US=500 FAB_DELAY_DIR=both fabric_dumbbell 1 $RATE 1000000 && fabric
 	g=$(gp "$W/iperf-both.json")
 	st=$(fabric_wire_stats 0)
 	if [ "$g" -ge $((RATE / 2)) ] &&
-		jq -e '[.directions[] | .frames_in == .frames_out + .queued and .dropped_trunc == 0 and .tx_errors == 0] | all' <<<"$st" >/dev/null; then
+		jqe '[.directions[] | .frames_in == .frames_out + .queued and .dropped_trunc == 0 and .tx_errors == 0] | all' <<<"$st" >/dev/null; then
 		t_pass "delayline: both directions carry TCP ($g Mbit/s; $(jq -c '[.directions[] | {frames_out, bytes_out, late_us: .late_us.p99}]' <<<"$st"))"
 	else
 		t_fail "delayline: both directions carry TCP" "$g Mbit/s (want >= $((RATE / 2))); $st"
@@ -247,7 +247,7 @@ if FAB_DELAY_US=200000 FAB_DELAYLINE_OPTS="-m 262144" fabric_dumbbell 1 $RATE 10
 	fabric_wait_port "${FAB_SENDERS[0]}" 5202
 	fabric_exec "$FAB_RECV" iperf3 -c "${FAB_SENDER_IPS[0]}" -p 5202 -u -b $((RATE / 5))M -l 1400 -t 1 >"$W/ovf-udp.log" 2>&1
 	st=$(fabric_wire_stats 0)
-	if jq -e '.directions[0] | .dropped_ring > 100 and .frames_in == .frames_out + .queued + .dropped_ring and .ring_used_max_bytes <= 262144' <<<"$st" >/dev/null; then
+	if jqe '.directions[0] | .dropped_ring > 100 and .frames_in == .frames_out + .queued + .dropped_ring and .ring_used_max_bytes <= 262144' <<<"$st" >/dev/null; then
 		t_pass "delayline: a full ring drops and counts ($(jq -c '.directions[0] | {frames_in, frames_out, dropped_ring, ring_used_max_bytes}' <<<"$st"))"
 	else
 		t_fail "delayline: a full ring drops and counts" "$st"

@@ -71,7 +71,7 @@ if exp ptcp_websearch tests/exp/ptcp_websearch.sh; then
 	rows "$D/summary.csv" 4
 	header "$D/queue-load.csv" "cc,uplink,t_ns,backlog_bytes"
 	header "$D/load0.3/powertcp.csv" "$WL_COLS"
-	jq -e '.schema == "dcbpf-ptcp-websearch/1" and (.runs | length) == 4
+	jqe '.schema == "dcbpf-ptcp-websearch/1" and (.runs | length) == 4
 		and ([.runs[] | .cc] | sort) == ["cubic", "cubic", "powertcp", "powertcp"]
 		and ([.runs[] | .slowdown_p999 | keys] | unique) == [["long", "medium", "short"]]
 		and ([.queue[] | .tag + "/" + .cc] | sort) == ["burst/cubic", "burst/powertcp", "load/cubic", "load/powertcp"]
@@ -79,7 +79,7 @@ if exp ptcp_websearch tests/exp/ptcp_websearch.sh; then
 		t_pass "ptcp_websearch: summary.json: 4 runs (2 CCs x load and burst), bins, queue stats, scale, tau" ||
 		t_fail "ptcp_websearch: summary.json keys" "$(head -c 400 "$D/summary.json")"
 	j=$D/burst-r8-s2048/powertcp.json
-	jq -e '.params.incast.fanin == 16 and .params.incast.period_ms == 125 and .params.tags.req_per_s == "8"
+	jqe '.params.incast.fanin == 16 and .params.incast.period_ms == 125 and .params.tags.req_per_s == "8"
 		and .classes.incast.flows > 0 and .params.bins_by == "unscaled"' "$j" >/dev/null &&
 		t_pass "ptcp_websearch: the bursty run has 8 requests/s of fan-in 16 on top, bins by unscaled size" ||
 		t_fail "ptcp_websearch: bursty run parameters" "$(jq -c '.params.incast, .params.bins_by' "$j" 2>&1)"
@@ -101,7 +101,7 @@ if exp ptcp_incast tests/exp/ptcp_incast.sh; then
 	header "$D/incast.csv" "cc,round,t_ms,queue_bytes,throughput_mbps"
 	header "$D/sweep.csv" "cc,degree,flows_per_ns,bytes_per_flow,rounds,completed_rounds,completion_ms_median,completion_ms_max,ideal_ms,rto_rounds,timeouts,drops,switch_drops,held"
 	rows "$D/sweep.csv" 2
-	jq -e '.experiment == "ptcp_incast" and ([.results[] | .cc] | sort) == ["cubic", "powertcp"]
+	jqe '.experiment == "ptcp_incast" and ([.results[] | .cc] | sort) == ["cubic", "powertcp"]
 		and ([.results[] | .rounds | length] == [1, 1]) and ([.results[] | .timeouts, .switch_drops, .rto_rounds | type] | unique) == ["number"]
 		and ([.results[] | .sweep | length] == [1, 1])' "$D/summary.json" >/dev/null &&
 		t_pass "ptcp_incast: summary.json: powertcp and cubic, one round each, timeouts per CC" ||
@@ -113,7 +113,7 @@ D=$LOG/ptcp_fairness
 if exp ptcp_fairness tests/exp/ptcp_fairness.sh; then
 	files "$D" summary.json flows.csv fairness.png
 	header "$D/flows.csv" "cc,t_s,active,f0,f1,total_mbps,jain"
-	jq -e '.experiment == "ptcp_fairness" and ([.results[] | .cc] == ["powertcp"])
+	jqe '.experiment == "ptcp_fairness" and ([.results[] | .cc] == ["powertcp"])
 		and ([.results[0].phases[] | .flows] == [1, 2, 1]) and (.results[0].events | length) == 4
 		and (.results[0].jain_min | type) == "number"' "$D/summary.json" >/dev/null &&
 		t_pass "ptcp_fairness: summary.json: phases of 1, 2, 1 flows" ||

@@ -115,7 +115,7 @@ ipid=$!
 sleep 2
 st=$(stack_json 5201)
 mode=$(bpftool map dump pinned "$DCBPFD_PIN/dc_cc_flows" -j | jq '[.[].formatted | select(.key.dport == 5201) | .value.mode] | first // -1')
-if echo "$st" | jq -e ".nhops == 2 and .hop[0].rate_mbps == $R1 and .hop[1].rate_mbps == $R2" >/dev/null; then
+if echo "$st" | jqe ".nhops == 2 and .hop[0].rate_mbps == $R1 and .hop[1].rate_mbps == $R2" >/dev/null; then
 	t_pass "int: sender sees two hops at the TBF rates ($R1, $R2 Mbit/s)"
 else
 	t_fail "int: sender sees two hops at the TBF rates" "$st"

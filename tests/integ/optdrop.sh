@@ -100,7 +100,7 @@ flow() { # NAME SECONDS: one PowerTCP flow; prints Mbit/s received
 }
 
 # --- options pass: the probe is echoed, the flow runs on INT ------------
-"${D[@]}" status --json | jq -e '.counters.powertcp.int_acks' >/dev/null ||
+"${D[@]}" status --json | jqe '.counters.powertcp.int_acks' >/dev/null ||
 	t_fail "optdrop: status --json has counters.powertcp.int_acks" "$("${D[@]}" status --json | jq -c '.counters | keys')"
 ia0=$(ctr powertcp int_acks) gu0=$(istat src_gave_up)
 mbps=$(flow pass 1)

@@ -62,12 +62,12 @@ COLS="variant,cc,rep,voq_bytes,days,util_median,util_p10,throughput_mbps,voq_sta
 got=$(awk -F, 'NR > 1 && $5 >= 5 && $6 > 0 && $6 <= 1.05 && $19 != "" { printf "%s ", $1 }' "$d/runs.csv")
 [ "$got" = "powertcp retcp " ] && t_pass "rdcn_ptcp: a row per variant over >= 5 circuit days (powertcp retcp)" ||
 	t_fail "rdcn_ptcp: rows" "got '$got' from $(tail -n +2 "$d/runs.csv" | tr '\n' ' ')"
-jq -e '.params as $p | $p.retcp_voq_bytes == $p.circuit_mbit * $p.day_ns / 8000 and
+jqe '.params as $p | $p.retcp_voq_bytes == $p.circuit_mbit * $p.day_ns / 8000 and
 	(.runs[] | select(.variant == "powertcp") | .int_filled > 100 and .cc == "powertcp" and .voq_bytes == $p.voq_bytes) and
 	(.runs[] | select(.variant == "retcp") | .cc == "cubic" and .voq_bytes == $p.retcp_voq_bytes)' "$d/summary.json" >/dev/null &&
 	t_pass "rdcn_ptcp: INT filled on ToR 0's uplink under powertcp; retcp is CUBIC with the VOQ holding a day (C x day)" ||
 	t_fail "rdcn_ptcp: mechanisms" "$(jq -c '[.runs[] | {variant, cc, voq_bytes, int_filled}]' "$d/summary.json" 2>&1)"
-jq -e '.schema == "dcbpf-rdcn-ptcp/1" and .params.base_rtt_us > 1000 and (.summary | length) > 0' "$d/summary.json" >/dev/null &&
+jqe '.schema == "dcbpf-rdcn-ptcp/1" and .params.base_rtt_us > 1000 and (.summary | length) > 0' "$d/summary.json" >/dev/null &&
 	t_pass "rdcn_ptcp: summary.json schema; base RTT over the wire above 1 ms ($(jq .params.base_rtt_us "$d/summary.json") us)" ||
 	t_fail "rdcn_ptcp: summary.json" "$(jq -c '{schema, p: .params.base_rtt_us}' "$d/summary.json" 2>&1)"
 
@@ -87,7 +87,7 @@ n=$(awk -F, 'NR > 1 && $7 > 0 { n++ } END { print n + 0 }' "$d/flows.csv")
 h=$(awk -F, 'NR > 1 && $2 == "debruijn" && $6 == 2 && $7 > 0 { n++ } END { print n + 0 }' "$d/flows.csv")
 [ "$h" -ge 1 ] && t_pass "rdcn_mars: $h de Bruijn flows crossed two circuits, relayed by the middle ToR's VOQ" ||
 	t_fail "rdcn_mars: two-hop flows" "none with traffic"
-jq -e '.schema == "dcbpf-rdcn-mars/1" and (.runs | length) == 4 and .bounds.vermilion != null and
+jqe '.schema == "dcbpf-rdcn-mars/1" and (.runs | length) == 4 and .bounds.vermilion != null and
 	.bounds["mars-debruijn"] != null' "$d/summary.json" >/dev/null &&
 	t_pass "rdcn_mars: summary.json schema, 4 runs, the theorems' bounds" ||
 	t_fail "rdcn_mars: summary.json" "$(jq -c '{schema, n: (.runs | length)}' "$d/summary.json" 2>&1)"

@@ -83,7 +83,7 @@ wait "$LL" "$LY"
 sleep 0.5
 drained() {
 	st >"$LOG/after.json" &&
-		jq -e '.reverie.shared_used_bytes == 0 and .reverie.hdrm_used_bytes == 0' "$LOG/after.json" >/dev/null
+		jqe '.reverie.shared_used_bytes == 0 and .reverie.hdrm_used_bytes == 0' "$LOG/after.json" >/dev/null
 }
 if ! drained; then
 	cp "$LOG/after.json" "$LOG/after-drain.json"

@@ -72,7 +72,7 @@ for sys in slytherin resqueue icon; do
 	want=$(($(wc -w <<<"$variants") * 5))
 	[ "$n" = "$want" ] && t_pass "rezaei $sys: summary.csv: p99 short FCT and slowdown, p99 QCT, drops, flows with 2 RTOs per variant" ||
 		t_fail "rezaei $sys: summary.csv rows" "$n of $want rows"
-	jq -e --arg s "$sys" '.schema == "dcbpf-rezaei/1" and .system == $s and (.runs | length) == ('"$(wc -w <<<"$variants")"') and
+	jqe --arg s "$sys" '.schema == "dcbpf-rezaei/1" and .system == $s and (.runs | length) == ('"$(wc -w <<<"$variants")"') and
 		.params.incast.fanin > 0 and .params.rto_min_ms == 10' "$d/summary.json" >/dev/null &&
 		t_pass "rezaei $sys: summary.json schema, runs and parameters" ||
 		t_fail "rezaei $sys: summary.json" "$(jq -c '{schema, system, n: (.runs | length), p: .params.incast}' "$d/summary.json" 2>&1)"
@@ -80,13 +80,13 @@ for sys in slytherin resqueue icon; do
 	resqueue)
 		# the taggers' state after the last variant (resqueue: promote any)
 		st=$d/state.json
-		jq -e '.tagged > 0 and .idle_restarts > 0 and .promote == "any"' "$st" >/dev/null 2>&1 &&
+		jqe '.tagged > 0 and .idle_restarts > 0 and .promote == "any"' "$st" >/dev/null 2>&1 &&
 			t_pass "rezaei resqueue: hosts tagged packets, flows restarted after idle ($(jq -c . "$st"))" ||
 			t_fail "rezaei resqueue: tagger in force" "$(cat "$st" 2>&1)"
 		;;
 	icon)
 		st=$d/state.json
-		jq -e '.max_n == 24' "$st" >/dev/null 2>&1 &&
+		jqe '.max_n == 24' "$st" >/dev/null 2>&1 &&
 			t_pass "rezaei icon: a sender paced with n = 24 from the aggregator ($(jq -c . "$st"))" ||
 			t_fail "rezaei icon: n in force" "$(cat "$st" 2>&1)"
 		;;

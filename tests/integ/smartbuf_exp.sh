@@ -80,14 +80,14 @@ m=$(awk -F, 'NR > 1 && $3 == "fair" && $4 ~ /^(long_during_mbit|long_min10ms_mbi
 [ "$n" = 16 ] && [ "$m" = 16 ] &&
 	t_pass "smartbuf: summary.csv: p99 FCT and QCT, drops, queue p99; the fairness metrics; per variant" ||
 	t_fail "smartbuf: summary.csv rows" "$n of 16 load rows, $m of 16 fairness rows"
-jq -e '.schema == "dcbpf-rezaei/1" and .system == "smartbuf" and (.runs | length) == 4 and
+jqe '.schema == "dcbpf-rezaei/1" and .system == "smartbuf" and (.runs | length) == 4 and
 	(.fairness | length) == 4 and .params.rto_min_ms == 10 and .params.incast.fanin == 16' "$d/summary.json" >/dev/null &&
 	t_pass "smartbuf: summary.json schema, runs, fairness runs and parameters" ||
 	t_fail "smartbuf: summary.json" "$(jq -c '{schema, system, n: (.runs | length), f: (.fairness | length), p: .params.incast}' "$d/summary.json" 2>&1)"
 
 # the mechanism: the leaves sampled their queues and learned a burst
 # (16 x 16 KB into a 100 Mbit/s port: well above B/σ = 30 kB)
-jq -e '.samples > 0 and .inserts > 0 and (.main | length) == 2 and (.main | map(length) | add) == .main_entries' \
+jqe '.samples > 0 and .inserts > 0 and (.main | length) == 2 and (.main | map(length) | add) == .main_entries' \
 	"$d/state.json" >/dev/null 2>&1 &&
 	t_pass "smartbuf: the leaves sampled their queues, learned bursts, Main listed ($(jq -c 'del(.main)' "$d/state.json"))" ||
 	t_fail "smartbuf: learning in force" "$(cat "$d/state.json" 2>&1)"

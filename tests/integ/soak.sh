@@ -26,7 +26,7 @@ J=$S_OUT/summary.json
 [ -s "$J" ] || { t_fail "soak: short mode writes summary.json" "exit $rc after ${took}s: $(tail -n 3 "$OUT/soak.log" | tr '\n' ' ')"; exit 1; }
 js=$(cat "$J")
 chk() { # NAME CHECK DETAIL-FILTER
-	if jq -e ".checks.$2 == true" <<<"$js" >/dev/null; then
+	if jqe ".checks.$2 == true" <<<"$js" >/dev/null; then
 		t_pass "soak: $1 ($(jq -c "$3" <<<"$js"))"
 	else
 		t_fail "soak: $1" "$(jq -c "$3" <<<"$js")"

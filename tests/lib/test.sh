@@ -93,6 +93,16 @@ jqs() {
 	out=$("$@" 2>&1)
 	jqv "$name" "$out" "$filter"
 }
+# jqe ARGS...: `jq -e ARGS...` that also fails when jq printed nothing (jq
+# 1.6's -e exits 0 on an empty input, so a command that printed nothing
+# would pass any filter). Prints jq's output like jq does.
+jqe() {
+	local out
+	out=$(jq -e "$@") || return 1
+	[ -n "$out" ] || { echo "jqe: no JSON value to test (empty input)" >&2; return 1; }
+	printf '%s\n' "$out"
+}
+export -f jqe	# for the checks run through bash -c
 # jqv NAME JSON FILTER: the JSON text satisfies the jq FILTER
 jqv() {
 	# jq 1.6's -e exits 0 on empty input (no value at all): an empty

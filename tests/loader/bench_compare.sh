@@ -80,7 +80,7 @@ got=$(jq -c '.fake_ns' "$T/out/summary.json" 2>/dev/null)
 [ $rc = 0 ] && [ "$got" = '{"value":20,"min":10,"max":30,"runs":[30,10,20],"unit":"ns"}' ] &&
 	t_pass "bench run: BENCH_RUNS=3 gives median 20, min 10, max 30 and every run" ||
 	t_fail "bench run: merge of 3 runs" "rc $rc, got $got: $(tail -n 3 "$T/run.log")"
-jq -e '._machine.cpus > 0 and (._machine.kernel | length) > 0' "$T/out/summary.json" >/dev/null &&
+jqe '._machine.cpus > 0 and (._machine.kernel | length) > 0' "$T/out/summary.json" >/dev/null &&
 	t_pass "bench run: the summary names the machine" || t_fail "bench run: _machine" "$(jq -c ._machine "$T/out/summary.json")"
 BUILD=$T/build OUT=$T/out BENCH_RUNS=zero tests/bench/run >"$T/run2.log" 2>&1
 rc=$?

@@ -30,7 +30,7 @@ if [ -s "$tmp/top" ] && [ -z "$missing" ]; then
 else
 	t_fail "cmdwalk: the walk covers the commands of dcbpf --help" "missing: '$missing'"
 fi
-d __walk --json | jq -e 'type == "array" and length > 0 and all(.[]; (.path | length) > 0)' \
+d __walk --json | jqe 'type == "array" and length > 0 and all(.[]; (.path | length) > 0)' \
 	>/dev/null && t_pass "cmdwalk: __walk --json is an array of paths" ||
 	t_fail "cmdwalk: __walk --json is an array of paths" "$(d __walk --json | head -c 200)"
 

@@ -15,16 +15,16 @@ m="$tmp/model"
 expect "credence cli: train writes a model and reports held-out scores" 0 \
 	'holdout +[0-9]+ +[0-9]+' "$D" credence train --slots 20000 --seed 3 --out "$m"
 expect "credence cli: train --json is JSON with the scores" 0 '^true$' \
-	bash -c "'$D' credence train --slots 20000 --seed 3 --out '$tmp/m2' --json | jq -e '.holdout_scores.f1 >= 0'"
+	bash -c "'$D' credence train --slots 20000 --seed 3 --out '$tmp/m2' --json | jqe '.holdout_scores.f1 >= 0'"
 t_check "credence cli: the same seed writes the same file" cmp "$m" "$tmp/m2"
 expect "credence cli: check accepts it" 0 "^$m: valid model version 1: 4 trees, depth 4" \
 	"$D" credence check "$m"
 expect "credence cli: show prints the trees" 0 '^tree 3 \(' "$D" credence show "$m"
 # --json: the global flag, before or after the subcommand; errors are one object
 expect "credence cli: check --json is the model's summary" 0 '^true$' \
-	bash -c "'$D' --json credence check '$m' | jq -e '.valid and .trees == 4 and .depth == 4 and .leaves > 0'"
+	bash -c "'$D' --json credence check '$m' | jqe '.valid and .trees == 4 and .depth == 4 and .leaves > 0'"
 expect "credence cli: show --json has every tree's nodes" 0 '^true$' \
-	bash -c "'$D' credence show '$m' --json | jq -e '(.forest | length) == 4 and (.forest[0] | length) >= 1'"
+	bash -c "'$D' credence show '$m' --json | jqe '(.forest | length) == 4 and (.forest[0] | length) >= 1'"
 expect "credence cli: sim runs Credence with the forest" 0 \
 	'# credence: predictor forest, flip 0: [0-9]+ predictions asked' \
 	"$D" sim --alg credence --predictor forest --model "$m" --slots 20000
@@ -65,7 +65,7 @@ expect "credence cli: oversized file refused by size" 1 "$tmp/big: 300000 bytes,
 	"$D" credence check "$tmp/big"
 expect "credence cli: missing file named" 1 "$tmp/none: cannot open" "$D" credence show "$tmp/none"
 expect "credence cli: check --json on a bad model: one JSON error object, exit 1" 1 \
-	'"code":1,"command":"dcbpf credence check"' bash -c "'$D' credence check --json '$tmp/nan'; r=\$?; '$D' credence check --json '$tmp/nan' | jq -e '.error | test(\"leaf probability\")' >/dev/null || exit 9; exit \$r"
+	'"code":1,"command":"dcbpf credence check"' bash -c "'$D' credence check --json '$tmp/nan'; r=\$?; '$D' credence check --json '$tmp/nan' | jqe '.error | test(\"leaf probability\")' >/dev/null || exit 9; exit \$r"
 expect "credence cli: sim refuses a bad model with the reason" 1 "dcbpf sim: $tmp/nan:[0-9]+: leaf probability" \
 	"$D" sim --alg credence --predictor forest --model "$tmp/nan" --slots 1000
 

@@ -21,7 +21,7 @@ n=$(jq '.rows | length' "$S")
 csvn=$(($(wc -l <"$T/gap.csv") - 1))
 [ "$n" = 24 ] && [ "$csvn" = 24 ] && t_pass "credence gap: 24 rows in summary.json and gap.csv" ||
 	t_fail "credence gap: rows" "summary $n, csv $csvn (want 24)"
-jq -e '[.rows[] | select(.setting == "incast-heavy")] as $r
+jqe '[.rows[] | select(.setting == "incast-heavy")] as $r
 	| ($r | map(select(.label == "unbounded-buffer"))[0].sent_pkts) as $u
 	| $u > ($r | map(select(.label == "lqd"))[0].sent_pkts) and ($r | all(.sent_pkts <= $u))' "$S" >/dev/null &&
 	t_pass "credence gap: the unbounded buffer sends more than LQD and no less than any row" ||
@@ -30,11 +30,11 @@ jq -e '[.rows[] | select(.setting == "incast-heavy")] as $r
 bad=$(jq '[.rows[] | select(.label == "oracle" and .sent_over_lqd != 1)] | length' "$S")
 [ "$bad" = 0 ] && t_pass "credence gap: the perfect oracle sends LQD's packets in every setting" ||
 	t_fail "credence gap: oracle = LQD" "$bad settings differ"
-jq -e '.headline.oracle_over_dt_bursts > 1.3 and .headline.forest_over_dt_bursts > 1.3
+jqe '.headline.oracle_over_dt_bursts > 1.3 and .headline.forest_over_dt_bursts > 1.3
 	and .headline.oracle_over_dt_bursts > .headline.oracle_over_dt_incast_heavy' "$S" >/dev/null &&
 	t_pass "credence gap: on bursts of B the oracle and the forest exceed 1.3x DT, more than on incast-heavy" ||
 	t_fail "credence gap: bursts" "$(jq -c .headline "$S")"
-jq -e '[.rows[] | select(.setting == "paper")] as $p
+jqe '[.rows[] | select(.setting == "paper")] as $p
 	| ($p | map(select(.label == "dt"))[0].incast_whole) == 0
 	and ($p | map(select(.label == "lqd"))[0].whole_frac) > 0.5' "$S" >/dev/null &&
 	t_pass "credence gap: paper setup, DT keeps no incast query whole, LQD more than half" ||

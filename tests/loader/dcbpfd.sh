@@ -189,13 +189,13 @@ v=$("$C" -c "$CONF" --json status | jq -r '[.daemon.pid, .ccs.powertcp.registere
 # neither are the struct_ops maps pinned as registrations on kernels
 # without struct_ops links: status shows those per CC).
 NMAPS=$(for f in "$PIN"/*; do
-	bpftool map show pinned "$f" -j 2>/dev/null | jq -e '.type != null and .type != "struct_ops"' >/dev/null && echo "$f"
+	bpftool map show pinned "$f" -j 2>/dev/null | jqe '.type != null and .type != "struct_ops"' >/dev/null && echo "$f"
 done | wc -l)
 [ "$v" = "$DPID,true,\"$KIND\",$NMAPS" ] && t_pass "load: dcbpf --json status" ||
 	t_fail "load: dcbpf --json status" "$v"
 for what in flows stats cfg; do
 	t_check "load: dcbpf dump $what" "$C" --pin-dir "$PIN" dump "$what"
-	t_check "load: dcbpf --json dump $what is JSON" bash -c "'$C' --pin-dir '$PIN' --json dump $what | jq -e . >/dev/null"
+	t_check "load: dcbpf --json dump $what is JSON" bash -c "'$C' --pin-dir '$PIN' --json dump $what | jqe . >/dev/null"
 done
 out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$C" --pin-dir "$PIN" get 2>&1)
 rc=$?

@@ -19,5 +19,5 @@ else
 		"regenerate it with '$BUILD/dcbpf params': $(diff <(echo "$doc") <(echo "$gen") | head -n 4 | tr '\n' ' ')"
 fi
 t_check "docs: loader/dcbpfd.conf.example passes dcbpfd -t" "$BUILD/dcbpfd" -t -c loader/dcbpfd.conf.example
-t_check "docs: dcbpf params --json is JSON" bash -c "'$BUILD/dcbpf' --json params | jq -e 'length > 0' >/dev/null"
+t_check "docs: dcbpf params --json is JSON" bash -c "'$BUILD/dcbpf' --json params | jqe 'length > 0' >/dev/null"
 exit 0

@@ -35,12 +35,12 @@ ip -n "$NS" link set vb0 up
 # ---- nothing attached yet --------------------------------------------------------------------
 out=$("${D[@]}" --json int dst list 2>/dev/null)
 rc=$?
-[ $rc = 1 ] && echo "$out" | jq -e '.code == 1 and .command == "dcbpf int dst list" and
+[ $rc = 1 ] && echo "$out" | jqe '.code == 1 and .command == "dcbpf int dst list" and
 	(.error | contains("dc_int_dst not pinned"))' >/dev/null &&
 	t_pass "int cli: dst list before any attach: a JSON error" || t_fail "int cli: dst list, nothing pinned" "rc=$rc: $out"
 out=$("${D[@]}" --json int status 2>&1)
 rc=$?
-[ $rc = 0 ] && echo "$out" | jq -e '.hosts == null and .switches == [] and .destinations == null' >/dev/null &&
+[ $rc = 0 ] && echo "$out" | jqe '.hosts == null and .switches == [] and .destinations == null' >/dev/null &&
 	t_pass "int cli: status --json with nothing attached (destinations null, no text)" ||
 	t_fail "int cli: status --json, nothing attached" "rc=$rc: $out"
 
@@ -52,22 +52,22 @@ rc=$?
 	t_fail "int cli: attach all or nothing" "rc=$rc: $out; $(ls -R "$PIN/int" 2>&1)"
 out=$("${D[@]}" --json int attach --netns "$NS" va0 vb0)
 rc=$?
-[ $rc = 0 ] && echo "$out" | jq -e --arg ns "$NS" '.netns == $ns and .attached == ["va0", "vb0"]' >/dev/null &&
+[ $rc = 0 ] && echo "$out" | jqe --arg ns "$NS" '.netns == $ns and .attached == ["va0", "vb0"]' >/dev/null &&
 	t_pass "int cli: attach two interfaces, JSON result" || t_fail "int cli: attach" "rc=$rc: $out"
 
 out=$("${D[@]}" int dst add 10.1.0.0/16 --slots 2 && "${D[@]}" --json int dst add 10.2.0.0/24)
 rc=$?
-[ $rc = 0 ] && echo "$out" | jq -e '.added == "10.2.0.0/24" and .slots == 4' >/dev/null &&
+[ $rc = 0 ] && echo "$out" | jqe '.added == "10.2.0.0/24" and .slots == 4' >/dev/null &&
 	t_pass "int cli: dst add (default slots 4 in the JSON result)" || t_fail "int cli: dst add" "rc=$rc: $out"
 out=$("${D[@]}" int dst list)
 [ "$(echo "$out" | sort)" = "$(printf '10.1.0.0/16 slots 2\n10.2.0.0/24 slots 4')" ] &&
 	t_pass "int cli: dst list as text" || t_fail "int cli: dst list as text" "$out"
 out=$("${D[@]}" int dst list --json)
-echo "$out" | jq -e 'sort_by(.prefix) == [{"prefix": "10.1.0.0/16", "slots": 2, "sample_us": 0, "sample_qlen_bytes": 0, "giveup_ms": 0},
+echo "$out" | jqe 'sort_by(.prefix) == [{"prefix": "10.1.0.0/16", "slots": 2, "sample_us": 0, "sample_qlen_bytes": 0, "giveup_ms": 0},
 	{"prefix": "10.2.0.0/24", "slots": 4, "sample_us": 0, "sample_qlen_bytes": 0, "giveup_ms": 0}]' >/dev/null &&
 	t_pass "int cli: dst list --json" || t_fail "int cli: dst list --json" "$out"
 out=$("${D[@]}" --json int dst add 10.3.0.0/16 --sample-us 250 --sample-qlen-bytes 8000)
-echo "$out" | jq -e '.added == "10.3.0.0/16" and .sample_us == 250 and .sample_qlen_bytes == 8000' >/dev/null &&
+echo "$out" | jqe '.added == "10.3.0.0/16" and .sample_us == 250 and .sample_qlen_bytes == 8000' >/dev/null &&
 	"${D[@]}" int dst list | grep -qx '10.3.0.0/16 slots 4 sample_us 250 sample_qlen_bytes 8000' &&
 	t_pass "int cli: dst add --sample-us --sample-qlen-bytes, shown by dst list" || t_fail "int cli: sampled dst" "$out"
 out=$("${D[@]}" int dst add 10.4.0.0/16 --sample-qlen-bytes 8000 2>&1)
@@ -77,7 +77,7 @@ rc=$?
 	t_fail "int cli: --sample-qlen-bytes alone" "rc=$rc: $out"
 "${D[@]}" int dst del 10.3.0.0/16
 out=$("${D[@]}" --json int status)
-echo "$out" | jq -e '(.hosts.counters | has("src_added") and has("src_tag_grown")) and (.destinations | length == 2)' >/dev/null &&
+echo "$out" | jqe '(.hosts.counters | has("src_added") and has("src_tag_grown")) and (.destinations | length == 2)' >/dev/null &&
 	t_pass "int cli: status --json: host counters, destinations" || t_fail "int cli: status --json" "$out"
 out=$("${D[@]}" int status 2>&1)
 [[ $out == "hosts: src_added 0 (gso 0) src_no_room 0"*"destinations:"*"10.1.0.0/16 slots 2"* ]] &&
@@ -100,7 +100,7 @@ bad "attach needs an interface" "missing IFACE" int attach --netns "$NS"
 bad "an unknown int subcommand" "unknown command 'stat' (did you mean 'status'?)" int stat
 out=$("${D[@]}" --json int dst add 10.1.0.0/33 2>/dev/null)
 rc=$?
-[ $rc = 2 ] && echo "$out" | jq -e '.code == 2 and (.error | contains("prefix length must be 0-32"))' >/dev/null &&
+[ $rc = 2 ] && echo "$out" | jqe '.code == 2 and (.error | contains("prefix length must be 0-32"))' >/dev/null &&
 	t_pass "int cli: a bad prefix in JSON mode: one JSON error, exit 2" || t_fail "int cli: bad prefix in JSON" "rc=$rc: $out"
 out=$("${D[@]}" int switch attach "nosw$$" 2>&1)
 rc=$?
@@ -112,7 +112,7 @@ out=$("${D[@]}" --json int dst del 10.1.0.0/16)
 	t_pass "int cli: dst del" || t_fail "int cli: dst del" "$out"
 out=$("${D[@]}" --json int detach --netns "$NS" va0 vb0)
 rc=$?
-[ $rc = 0 ] && echo "$out" | jq -e '.detached == ["va0", "vb0"]' >/dev/null && [ ! -e "$PIN/int" ] &&
+[ $rc = 0 ] && echo "$out" | jqe '.detached == ["va0", "vb0"]' >/dev/null && [ ! -e "$PIN/int" ] &&
 	[ ! -e "$PIN/dc_int_dst" ] && t_pass "int cli: detach: JSON result, the host pins and host-only maps gone" ||
 	t_fail "int cli: detach" "rc=$rc: $out; $(ls "$PIN" 2>&1)"
 
@@ -131,7 +131,7 @@ tbad "--switch with --cc" "--switch and --cc exclude each other" trace --switch 
 tbad "an extra argument" "unexpected argument 'extra'" trace extra
 out=$("$C" --pin-dir "$PIN-none" trace --json --count 1 2>/dev/null)
 rc=$?
-[ $rc = 1 ] && echo "$out" | jq -e '.command == "dcbpf trace" and (.error | contains("dc_cc_tr")) and (.error | contains("is dcbpfd running"))' >/dev/null &&
+[ $rc = 1 ] && echo "$out" | jqe '.command == "dcbpf trace" and (.error | contains("dc_cc_tr")) and (.error | contains("is dcbpfd running"))' >/dev/null &&
 	t_pass "trace cli: no ring buffer pinned: a JSON error (--json after the command)" ||
 	t_fail "trace cli: JSON error" "rc=$rc: $out"
 # the INT object pinned the CC's trace ring and switch with its maps: a trace
@@ -166,5 +166,5 @@ rc=$?
 	t_fail "trace cli: trace after kill -9" "rc=$rc tron=$(tron_v): $out"
 out=$("${D[@]}" --json trace --switch "nosw$$" 2>/dev/null)
 rc=$?
-[ $rc = 2 ] && echo "$out" | jq -e '.error | contains("--switch")' >/dev/null &&
+[ $rc = 2 ] && echo "$out" | jqe '.error | contains("--switch")' >/dev/null &&
 	t_pass "trace cli: --switch has no JSON form: said so in JSON" || t_fail "trace cli: --switch --json" "rc=$rc: $out"
