@@ -112,6 +112,7 @@ static __always_inline int perc(struct __sk_buff *skb, bool ingress)
 	__u8 raw[DC_PERC_HOP_LEN];
 	struct dc_perc_port *port;
 	struct dc_perc_link *link;
+	struct dc_perc_lcfg *cfg;
 	struct perc_pkt p = {};
 	__u32 ifindex = skb->ifindex, nhops, idx, i, e, l0, hop_off;
 	__u64 now_ns, epoch;
@@ -181,8 +182,13 @@ static __always_inline int perc(struct __sk_buff *skb, bool ingress)
 	/* A FIN is applied once per link, on its way out (Alg. 6 line 16);
 	 * on the way back it only moves the index. */
 	if (!(rev && fin)) {
+		cfg = bpf_map_lookup_elem(&dc_perc_lcfg, &port->link);
 		now_ns = bpf_ktime_get_ns();
 		bpf_spin_lock(&link->lock);
+		/* a live capacity change (dcbpf perc set): this packet's b
+		 * already uses it */
+		if (cfg && cfg->cap_kbps)
+			link->st.cap_kbps = cfg->cap_kbps;
 		epoch = link->round_ns ? dc_perc_epoch(now_ns, link->phase_ns, link->round_ns)
 				       : link->tick;
 		dc_perc_advance(&link->st, epoch);

@@ -25,6 +25,16 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } dc_perc_link SEC(".maps");
 
+/* Link index -> the capacity the control plane set (dcbpf perc set,
+ * dcbpfd's [perc]); the program applies it under the link's lock. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DC_PERC_LINKS_MAX);
+	__type(key, __u32);
+	__type(value, struct dc_perc_lcfg);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_perc_lcfg SEC(".maps");
+
 /* ifindex -> the directed link out of that interface. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -356,6 +356,17 @@ struct dc_perc_link {
 	__u64 fins;		/* FIN packets applied */
 };
 
+/* Per directed link: what the control plane asks for, read by every
+ * control packet (dc_perc_lcfg).  Apart from dc_perc_link so that a live
+ * change never writes the link's state: a user-space write of a whole
+ * dc_perc_link would put back the SumE and NumB it read and lose the
+ * updates packets made in between.  The link program copies cap_kbps into
+ * its state under the link's lock before the update (C of Alg. 6 line 8
+ * from that packet on); 0 = not set, the link keeps its own. */
+struct dc_perc_lcfg {
+	__u64 cap_kbps;		/* C: capacity allocated to data, kbps */
+};
+
 /* Interface -> directed link: forward packets update it at the interface's
  * TC egress, reverse packets at its TC ingress. */
 struct dc_perc_port {

@@ -356,7 +356,8 @@ int dc_cc_params_cmd(struct dc_ctx *ctx, int argc, char **argv)
 		dc_param_range(p, range, sizeof(range));
 		jw_obj(&ctx->jw, NULL);
 		jw_str(&ctx->jw, "section", p->scope == DC_SCOPE_DAEMON ? "daemon" :
-					    p->scope == DC_SCOPE_INT ? "int" : "cc");
+					    p->scope == DC_SCOPE_INT ? "int" :
+					    p->scope == DC_SCOPE_PERC ? "perc" : "cc");
 		jw_str(&ctx->jw, "key", p->name);
 		jw_str(&ctx->jw, "default", val);
 		jw_str(&ctx->jw, "allowed", range);

@@ -15,6 +15,7 @@
 #include "attach.h"
 #include "int/inthost.h"
 #include "metrics/metrics.h"
+#include "perc/perchost.h"
 #include "pins.h"
 #include "dcbpfd/dcbpfd.h"
 
@@ -48,6 +49,60 @@ void dmn_metrics_write(struct daemon *d, bool up)
 			d->cfg.daemon.metrics_file, err.msg, d->cfg.daemon.metrics_interval_s);
 	else if (dc_err_is_set(&err))
 		dc_warn("%s", err.msg);
+}
+
+/* ---- [perc]: live capacities ------------------------------------------- */
+
+/*
+ * The capacities of [perc] into the links' dc_perc_lcfg, all or none
+ * (dc_perc_set_caps).  The links are attached with `dcbpf perc attach`, not
+ * by the daemon.  On success *out holds what was applied, with the
+ * capacities before, so a reload that fails later can put them back.
+ * 0: applied (or nothing to apply); -1: nothing changed, the reason logged.
+ */
+static int perc_apply(struct daemon *d, const struct dc_perc_cfg *pc, struct dc_perc_cap *out,
+		      unsigned int *nout, const char *why_now)
+{
+	const char *s = pc->capacities;
+	char tok[128], why[160];
+	struct dc_err err = { 0 };
+	unsigned int n = 0, i;
+
+	*nout = 0;
+	while (n < DC_PERC_LINKS_MAX && dc_list_next(&s, tok, sizeof(tok))) {
+		memset(&out[n], 0, sizeof(out[n]));
+		if (dc_perc_cap_parse(tok, out[n].dev, sizeof(out[n].dev), &out[n].cap_kbps, why,
+				      sizeof(why))) {
+			dc_err("%s: [perc] capacities: %s", why_now, why);
+			return -1;
+		}
+		n++;
+	}
+	if (!n)
+		return 0;
+	if (dc_perc_set_caps(d->cfg.daemon.pin_dir, pc->netns, out, n, &err)) {
+		dc_err("%s: [perc] capacities not applied: %s", why_now, err.msg);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (out[i].old_kbps != out[i].cap_kbps)
+			dc_info("perc.%s: link %u cap_kbps %llu -> %llu (%s)", out[i].dev, out[i].link,
+				(unsigned long long)out[i].old_kbps,
+				(unsigned long long)out[i].cap_kbps, why_now);
+	*nout = n;
+	return 0;
+}
+
+/* A reload that failed after perc_apply: the capacities before it. */
+static void perc_undo(struct daemon *d, const char *netns, struct dc_perc_cap *c, unsigned int n)
+{
+	struct dc_err err = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		c[i].cap_kbps = c[i].old_kbps;
+	if (n && dc_perc_set_caps(d->cfg.daemon.pin_dir, netns, c, n, &err))
+		dc_warn("reload: [perc] capacities not put back: %s", err.msg);
 }
 
 /* ---- lifecycle ---------------------------------------------------------- */
@@ -270,6 +325,14 @@ int dmn_start(struct daemon *d)
 	dmn_int_setup(d);
 	dmn_int_reconcile(d, "start");
 	dmn_int_destinations(d, "", d->cfg.intf.destinations);
+	{
+		static struct dc_perc_cap caps[DC_PERC_LINKS_MAX];
+		unsigned int n;
+
+		/* the links may be attached after the daemon starts: a failure
+		 * is logged, and the next reload applies the file again */
+		perc_apply(d, &d->cfg.perc, caps, &n, "start");
+	}
 	dmn_metrics_arm(d);
 	return EXIT_OK;
 
@@ -326,9 +389,19 @@ int dmn_reload(struct daemon *d)
 			return -1;
 		}
 	}
-	if (dmn_write_cfg(d, nc.cc, "reload")) {
-		dc_warn("reload: config map not updated; keeping the running configuration");
-		return -1;
+	{
+		static struct dc_perc_cap caps[DC_PERC_LINKS_MAX];
+		unsigned int n;
+
+		if (perc_apply(d, &nc.perc, caps, &n, "reload")) {
+			dc_warn("reload: keeping the running configuration");
+			return -1;
+		}
+		if (dmn_write_cfg(d, nc.cc, "reload")) {
+			perc_undo(d, nc.perc.netns, caps, n);
+			dc_warn("reload: config map not updated; keeping the running configuration");
+			return -1;
+		}
 	}
 	if (nc.daemon.log_level != d->cfg.daemon.log_level && dc_log_get_level() == d->cfg.daemon.log_level)
 		dc_log_set_level(nc.daemon.log_level);

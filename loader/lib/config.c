@@ -22,6 +22,7 @@
 #define DOFF(f) NULL, offsetof(struct dc_daemon_cfg, f)
 #define IOFF(f) NULL, offsetof(struct dc_int_cfg, f)
 #define COFF(f) #f, offsetof(struct dc_cc_cfg, f)
+#define POFF(f) NULL, offsetof(struct dc_perc_cfg, f)
 
 /*
  * Ranges say what the control law can use safely: τ and bandwidth are
@@ -62,6 +63,11 @@ const struct dc_param dc_params[] = {
 	{ "giveup_ms", DC_SCOPE_INT, DC_K_U32, IOFF(giveup_ms), 0, 60000, "ms",
 	  "a flow whose INT brings no echo back for this long is sent without the option for a "
 	  "while (IP options dropped on the path); 0 = never (docs/int.md)" },
+	{ "netns", DC_SCOPE_PERC, DC_K_NETNS, POFF(netns), 0, 0, "-",
+	  "network namespace (name in /var/run/netns) of the s-PERC links; empty = the daemon's own" },
+	{ "capacities", DC_SCOPE_PERC, DC_K_PERCCAPS, POFF(capacities), 0, 0, "-",
+	  "capacity for data of the s-PERC link out of each interface, IF=KBPS (attached with "
+	  "dcbpf perc attach); set live at start and on reload, all or none; empty = none" },
 	{ "gamma", DC_SCOPE_CC, DC_K_Q16, COFF(gamma_q16), 1, (__u32)DC_Q16_ONE, "-",
 	  "EWMA weight of the window update (γ); 1 = jump to the target window" },
 	{ "base_rtt_us", DC_SCOPE_CC, DC_K_U32, COFF(base_rtt_us), 0, 1000000, "µs",
@@ -203,6 +209,8 @@ const void *dc_param_base(const struct dc_param *p, const struct dc_config *c)
 		return &c->daemon;
 	case DC_SCOPE_INT:
 		return &c->intf;
+	case DC_SCOPE_PERC:
+		return &c->perc;
 	default:
 		return &c->cc[0];
 	}
@@ -270,8 +278,8 @@ struct ini_ctx {
 	struct dc_config cfg;
 	struct dc_errbuf *eb;
 	/* line where each parameter was set; [0] daemon, [1 + cc] per CC,
-	 * [1 + DC_CC_MAX] int */
-	int seen[2 + DC_CC_MAX][32];
+	 * [1 + DC_CC_MAX] int, [2 + DC_CC_MAX] perc */
+	int seen[3 + DC_CC_MAX][32];
 };
 
 _Static_assert(sizeof(dc_params) / sizeof(dc_params[0]) <= 32,
@@ -349,7 +357,7 @@ static int conf_on_key(void *user, const char *section, const char *name,
 	int *seen;
 
 	if (!section[0]) {
-		dc_err_add(c->eb, "%s:%d: %s = %s: key outside a section; put it under [daemon], [int], %s",
+		dc_err_add(c->eb, "%s:%d: %s = %s: key outside a section; put it under [daemon], [int], [perc], %s",
 			   c->file, line, name, value,
 			   dc_cc_names(names, sizeof(names), "[", "]", " or "));
 		return 1;
@@ -360,11 +368,14 @@ static int conf_on_key(void *user, const char *section, const char *name,
 	} else if (!strcmp(section, "int")) {
 		scope = DC_SCOPE_INT;
 		base = &c->cfg.intf;
+	} else if (!strcmp(section, "perc")) {
+		scope = DC_SCOPE_PERC;
+		base = &c->cfg.perc;
 	} else if ((cc = dc_cc_find(section))) {
 		scope = DC_SCOPE_CC;
 		base = &c->cfg.cc[cc->id];
 	} else {
-		dc_err_add(c->eb, "%s:%d: [%s] %s = %s: unknown section; sections: daemon, int, %s",
+		dc_err_add(c->eb, "%s:%d: [%s] %s = %s: unknown section; sections: daemon, int, perc, %s",
 			   c->file, line, section, name, value,
 			   dc_cc_names(names, sizeof(names), "", "", ", "));
 		return 1;
@@ -376,7 +387,8 @@ static int conf_on_key(void *user, const char *section, const char *name,
 			   c->file, line, section, name, value, section, keys);
 		return 1;
 	}
-	seen = &c->seen[cc ? 1 + cc->id : scope == DC_SCOPE_INT ? 1 + DC_CC_MAX : 0][p - dc_params];
+	seen = &c->seen[cc ? 1 + cc->id : scope == DC_SCOPE_INT ? 1 + DC_CC_MAX :
+			scope == DC_SCOPE_PERC ? 2 + DC_CC_MAX : 0][p - dc_params];
 	if (*seen) {
 		dc_err_add(c->eb, "%s:%d: [%s] %s = %s: duplicate key (first set at line %d)",
 			   c->file, line, section, name, value, *seen);
@@ -482,7 +494,7 @@ void dc_config_print_doc(FILE *f)
 		dc_param_range(p, range, sizeof(range));
 		fprintf(f, "| %s | `%s` | %s%s%s | %s | %s | %s%s%s | %s |\n",
 			p->scope == DC_SCOPE_DAEMON ? "[daemon]" :
-			p->scope == DC_SCOPE_INT ? "[int]" : ccs,
+			p->scope == DC_SCOPE_INT ? "[int]" : p->scope == DC_SCOPE_PERC ? "[perc]" : ccs,
 			p->name, val[0] ? "`" : "", val[0] ? val : "(empty)", val[0] ? "`" : "", range,
 			p->unit, p->field ? "`" : "", p->field ? p->field : "-",
 			p->field ? "`" : "", p->doc);

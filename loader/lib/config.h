@@ -71,10 +71,24 @@ struct dc_int_cfg {
 	__u32 giveup_ms;			/* dc_int_dst_cfg.giveup_ms */
 };
 
+#define DC_PERCLIST_LEN 1536
+/* Largest capacity: the control packet's u32 kbps less the value of ∞. */
+#define DC_PERC_CFG_CAP_MAX_KBPS 4294967294ULL
+
+/*
+ * [perc] section: the capacity of s-PERC links attached with `dcbpf perc
+ * attach`, applied live at start and on every reload (docs/perc.md).
+ */
+struct dc_perc_cfg {
+	char netns[DC_NETNS_LEN];		/* the links' namespace; "" = own */
+	char capacities[DC_PERCLIST_LEN];	/* IF=KBPS, blank separated */
+};
+
 struct dc_config {
 	struct dc_daemon_cfg daemon;
 	struct dc_cc_cfg cc[DC_CC_MAX];	/* indexed by enum dc_cc_id */
 	struct dc_int_cfg intf;
+	struct dc_perc_cfg perc;
 };
 
 /* Where a parameter lives: [daemon], one struct dc_cc_cfg, or [int]. */
@@ -82,6 +96,7 @@ enum dc_scope {
 	DC_SCOPE_DAEMON,
 	DC_SCOPE_CC,
 	DC_SCOPE_INT,
+	DC_SCOPE_PERC,
 };
 
 enum dc_kind {
@@ -95,6 +110,7 @@ enum dc_kind {
 	DC_K_IFGLOBS,	/* interface names or globs, blank separated */
 	DC_K_NETNS,	/* namespace name, or empty */
 	DC_K_PREFIXES,	/* IPv4 prefixes with optional :SLOTS, blank separated */
+	DC_K_PERCCAPS,	/* IF=KBPS, blank separated, each interface once */
 };
 
 struct dc_param {
@@ -207,6 +223,10 @@ bool dc_iface_matches(const char *list, const char *ifname);
 /* "10.0.0.0/8:2": the prefix by the rule of prefix.h (network order, host
  * bits cleared), then slots (DC_INT_WIRE_MAX_SLOTS if not given).  0, or -1
  * with *why. */
+/* "eth1=950000": the interface (1-15 characters) and the capacity (kbps,
+ * 1..DC_PERC_CFG_CAP_MAX_KBPS).  0, or -1 with *why. */
+int dc_perc_cap_parse(const char *tok, char *dev, size_t devlen, __u64 *kbps, char *why,
+		      size_t whylen);
 int dc_prefix_slots_parse(const char *tok, __u32 *addr, __u32 *plen, __u32 *slots, char *why,
 			  size_t whylen);
 

@@ -158,6 +158,10 @@ void dc_param_range(const struct dc_param *p, char *buf, size_t len)
 		snprintf(buf, len, "up to %d of A.B.C.D/LEN[:SLOTS], SLOTS 1-%d", DC_LIST_MAX,
 			 DC_INT_WIRE_MAX_SLOTS);
 		break;
+	case DC_K_PERCCAPS:
+		snprintf(buf, len, "up to %d of IF=KBPS, KBPS 1-%llu, each IF once", DC_LIST_MAX,
+			 DC_PERC_CFG_CAP_MAX_KBPS);
+		break;
 	}
 }
 
@@ -255,6 +259,65 @@ static int parse_list(const struct dc_param *p, const char *text, char *dst, siz
 	return 0;
 }
 
+int dc_perc_cap_parse(const char *tok, char *dev, size_t devlen, __u64 *kbps, char *why,
+		      size_t whylen)
+{
+	const char *eq = strchr(tok, '=');
+	unsigned long long v;
+	size_t n;
+	char *end;
+
+	n = eq ? (size_t)(eq - tok) : 0;
+	if (!eq || !n || n > 15 || n >= devlen || memchr(tok, '/', n)) {
+		snprintf(why, whylen, "'%.60s' is not IF=KBPS", tok);
+		return -1;
+	}
+	errno = 0;
+	v = strtoull(eq + 1, &end, 10);
+	if (!isdigit((unsigned char)eq[1]) || *end || errno || !v || v > DC_PERC_CFG_CAP_MAX_KBPS) {
+		snprintf(why, whylen, "'%.60s': capacity must be 1-%llu kbps", tok,
+			 DC_PERC_CFG_CAP_MAX_KBPS);
+		return -1;
+	}
+	memcpy(dev, tok, n);
+	dev[n] = '\0';
+	*kbps = v;
+	return 0;
+}
+
+/* IF=KBPS items, each interface once. */
+static int parse_perccaps(const char *text, char *dst, char *why, size_t whylen)
+{
+	char tok[128], out[DC_PERCLIST_LEN], devs[DC_LIST_MAX][16];
+	const char *s = text;
+	size_t off = 0;
+	unsigned int n = 0, i;
+	__u64 kbps;
+
+	out[0] = '\0';
+	while (dc_list_next(&s, tok, sizeof(tok))) {
+		if (n >= DC_LIST_MAX) {
+			snprintf(why, whylen, "more than %d items", DC_LIST_MAX);
+			return -1;
+		}
+		if (dc_perc_cap_parse(tok, devs[n], sizeof(devs[n]), &kbps, why, whylen))
+			return -1;
+		for (i = 0; i < n; i++)
+			if (!strcmp(devs[i], devs[n])) {
+				snprintf(why, whylen, "interface '%s' given twice", devs[n]);
+				return -1;
+			}
+		n++;
+		off += (size_t)snprintf(out + off, sizeof(out) - off, "%s%s", off ? " " : "", tok);
+		if (off >= DC_PERCLIST_LEN) {
+			snprintf(why, whylen, "longer than %d characters", DC_PERCLIST_LEN - 1);
+			return -1;
+		}
+	}
+	memcpy(dst, out, off + 1);
+	return 0;
+}
+
 static int parse_netns(const char *text, char *dst, char *why, size_t whylen)
 {
 	size_t n = strlen(text);
@@ -327,6 +390,8 @@ int dc_param_parse(const struct dc_param *p, const char *text, void *base,
 		return parse_list(p, text, (char *)base + p->off, DC_DSTLIST_LEN, why, whylen);
 	case DC_K_NETNS:
 		return parse_netns(text, (char *)base + p->off, why, whylen);
+	case DC_K_PERCCAPS:
+		return parse_perccaps(text, (char *)base + p->off, why, whylen);
 	case DC_K_LOGLEVEL:
 		for (i = 0; i <= DC_LOG_DEBUG; i++) {
 			if (!strcmp(text, log_names[i])) {
@@ -396,6 +461,7 @@ void dc_param_format(const struct dc_param *p, const void *base, char *buf, size
 	case DC_K_IFGLOBS:
 	case DC_K_NETNS:
 	case DC_K_PREFIXES:
+	case DC_K_PERCCAPS:
 		snprintf(buf, len, "%s", (const char *)base + p->off);
 		return;
 	default:

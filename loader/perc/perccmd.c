@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * `dcbpf perc oracle`, `sim`, `attach`, `detach`, `host` and `status`
+ * `dcbpf perc oracle`, `sim`, `attach`, `detach`, `set`, `host` and `status`
  * (docs/perc.md): option tables and output; the live side is perchost.c.
  */
 #include <stdio.h>
@@ -348,6 +348,21 @@ static const struct dc_opt host_opts[] = {
 };
 #undef HA
 
+#define EA struct dc_perc_set_args
+static const struct dc_opt set_opts[] = {
+	{ "cap-kbps", 'c', DC_OPT_U64, DC_FIELD(EA, cap_kbps), "KBPS",
+	  .help = "new capacity for data: line rate less control share and headroom", .required = true,
+	  .umin = 1, .umax = DC_PERC_CAP_MAX_KBPS },
+	{ "dev", 'd', DC_OPT_STR, DC_FIELD(EA, dev), "IF",
+	  .help = "the link out of this interface (or --link)" },
+	{ "link", 'l', DC_OPT_U64, DC_FIELD(EA, link), "N", .help = "the link of this index (or --dev)",
+	  .umin = 1, .umax = DC_PERC_LINKS_MAX - 1 },
+	{ "netns", 'n', DC_OPT_STR, DC_FIELD(EA, netns), "NS",
+	  .help = "network namespace of the link; default: our own" },
+	{ NULL },
+};
+#undef EA
+
 #define TA struct dc_perc_status_args
 static const struct dc_opt status_opts[] = {
 	{ "netns", 'n', DC_OPT_STR, DC_FIELD(TA, netns), "NS",
@@ -370,6 +385,41 @@ static int detach_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	return dc_perc_detach(ctx->pin_dir, a->netns, &ctx->err);
+}
+
+static int set_cmd(struct dc_ctx *ctx, int argc, char **argv)
+{
+	const struct dc_perc_set_args *a = ctx->opts;
+	const char *ns = a->netns && *a->netns ? a->netns : "(own)";
+	struct dc_perc_cap c = { .link = (__u32)a->link, .cap_kbps = a->cap_kbps };
+	int rc;
+
+	(void)argc;
+	(void)argv;
+	if (!a->dev == !a->link)
+		return dc_fail(ctx, EXIT_USAGE, "name the link by --dev IF or by --link N (one of them)");
+	if (a->dev && snprintf(c.dev, sizeof(c.dev), "%s", a->dev) >= (int)sizeof(c.dev))
+		return dc_fail(ctx, EXIT_USAGE, "--dev %s: an interface name has at most 15 characters",
+			       a->dev);
+	rc = dc_perc_set_caps(ctx->pin_dir, a->netns, &c, 1, &ctx->err);
+	if (rc)
+		return rc;
+	if (ctx->json) {
+		jw_obj(&ctx->jw, NULL);
+		jw_str(&ctx->jw, "netns", a->netns ? a->netns : "");
+		jw_u64(&ctx->jw, "link", c.link);
+		if (a->dev)
+			jw_str(&ctx->jw, "port", a->dev);
+		jw_u64(&ctx->jw, "old_cap_kbps", c.old_kbps);
+		jw_u64(&ctx->jw, "cap_kbps", c.cap_kbps);
+		jw_end_obj(&ctx->jw);
+		jw_done(&ctx->jw);
+	} else {
+		fprintf(ctx->out, "link %u%s%s%s (netns %s): cap_kbps %llu -> %llu\n", c.link,
+			a->dev ? " (" : "", a->dev ? a->dev : "", a->dev ? ")" : "", ns,
+			(unsigned long long)c.old_kbps, (unsigned long long)c.cap_kbps);
+	}
+	return EXIT_OK;
 }
 
 DC_CMD_OF_OPTS(host_cmd, dc_perc_host_run)
@@ -398,6 +448,14 @@ const struct dc_cmd dc_perc_cmds[] = {
 	{ "detach", detach_cmd, detach_opts, sizeof(struct dc_perc_detach_args),
 	  .flags = DC_CMD_F_ROOT,
 	  .summary = "every link program of a namespace detached, its pins removed" },
+	{ "set", set_cmd, set_opts, sizeof(struct dc_perc_set_args), .flags = DC_CMD_F_ROOT,
+	  .summary = "a running link's capacity, live: its flows' state kept",
+	  .doc = "The next control packet at the link computes its bottleneck rate from the new\n"
+		 "capacity; SumE, NumB, MaxE and the shadows stay as the packets left them, and\n"
+		 "the flows converge to the new max-min rates within a few rounds.  The link is\n"
+		 "named by its interface (--dev) or its index (--link); one that is not attached\n"
+		 "is refused and nothing changes.  dcbpfd's [perc] capacities does the same on\n"
+		 "start and reload (docs/config.md)." },
 	{ "host", host_cmd, host_opts, sizeof(struct dc_perc_host_args), .flags = DC_CMD_F_ROOT,
 	  .summary = "the sender's control loop: one control packet per perc flow, its rate applied",
 	  .doc = "Give the sending host's namespace with --netns (`ip netns exec` would hide the\n"

@@ -3,6 +3,7 @@
  * s-PERC on live interfaces and hosts (docs/perc.md):
  *   dcbpf perc attach   the link program on one interface, its link configured
  *   dcbpf perc detach   every link program and pin of a namespace removed
+ *   dcbpf perc set      a running link's capacity (also dcbpfd's [perc])
  *   dcbpf perc host     the sender's control loop (and the sockops lifecycle)
  * (dcbpf perc status: percstatus.c)
  */
@@ -92,10 +93,11 @@ int dc_perc_attach(const char *pin_dir, const struct dc_perc_attach_args *a, str
 	char dir[DC_PATH_LEN * 2], pin[DC_PATH_LEN * 3], why[256];
 	struct dc_perc_link l, old;
 	struct dc_perc_port port = { 0 };
+	struct dc_perc_lcfg cfg = { .cap_kbps = a->cap_kbps };
 	struct perc_bpf *s = NULL;
 	__u32 idx = (__u32)a->link, ifindex;
 	__u64 seed;
-	int rc, lfd, pfd;
+	int rc, lfd, pfd, cfd;
 
 	if (!a->link || a->link >= DC_PERC_LINKS_MAX || a->link > 0xffff)
 		return dc_err_set(err, EXIT_USAGE, "--link %llu: 1..%u", (unsigned long long)a->link,
@@ -121,11 +123,21 @@ int dc_perc_attach(const char *pin_dir, const struct dc_perc_attach_args *a, str
 	lfd = bpf_map__fd(s->maps.dc_perc_link);
 	pfd = bpf_map__fd(s->maps.dc_perc_port);
 	memset(&old, 0, sizeof(old));
+	cfd = bpf_map__fd(s->maps.dc_perc_lcfg);
 	if (!bpf_map_lookup_elem_flags(lfd, &idx, &old, BPF_F_LOCK) && old.link_id == idx &&
 	    old.st.mode == (__u32)a->mode) {
-		old.st.cap_kbps = a->cap_kbps;
-		old.round_ns = a->round_us * 1000;
-		if (bpf_map_update_elem(lfd, &idx, &old, BPF_F_LOCK)) {
+		/* the capacity through dc_perc_lcfg (the next packet takes it
+		 * under the lock); the link value only for a new round, which
+		 * writes the state back as read */
+		if (old.round_ns != a->round_us * 1000) {
+			old.round_ns = a->round_us * 1000;
+			if (bpf_map_update_elem(lfd, &idx, &old, BPF_F_LOCK)) {
+				rc = dc_err_set(err, EXIT_ERR, "updating link %u: %s", idx,
+						strerror(errno));
+				goto out;
+			}
+		}
+		if (bpf_map_update_elem(cfd, &idx, &cfg, 0)) {
 			rc = dc_err_set(err, EXIT_ERR, "updating link %u: %s", idx, strerror(errno));
 			goto out;
 		}
@@ -138,7 +150,7 @@ int dc_perc_attach(const char *pin_dir, const struct dc_perc_attach_args *a, str
 		seed = dc_mono_ns() ^ ((__u64)ifindex << 32) ^ idx;
 		l.phase_ns = l.round_ns ? dc_rand_below(&seed, l.round_ns) : 0;
 		dc_perc_state_init(&l.st, a->cap_kbps, (__u32)a->mode);
-		if (bpf_map_update_elem(lfd, &idx, &l, 0)) {
+		if (bpf_map_update_elem(cfd, &idx, &cfg, 0) || bpf_map_update_elem(lfd, &idx, &l, 0)) {
 			rc = dc_err_set(err, EXIT_ERR, "writing link %u: %s", idx, strerror(errno));
 			goto out;
 		}
@@ -167,7 +179,8 @@ out:
 /* Every link program of the namespace detached, its pins removed. */
 int dc_perc_detach(const char *pin_dir, const char *netns, struct dc_err *err)
 {
-	static const char *const maps[] = { "dc_perc_link", "dc_perc_port", "dc_perc_stats" };
+	static const char *const maps[] = { "dc_perc_link", "dc_perc_port", "dc_perc_stats",
+					    "dc_perc_lcfg" };
 	char dir[DC_PATH_LEN * 2], path[DC_PATH_LEN * 3];
 	struct dirent *e;
 	unsigned int i;
@@ -200,6 +213,117 @@ int dc_perc_detach(const char *pin_dir, const char *netns, struct dc_err *err)
 	snprintf(path, sizeof(path), "%s/perc", pin_dir);
 	rmdir(path);	/* only when empty: other namespaces keep theirs */
 	return EXIT_OK;
+}
+
+/* ---- set: a running link's capacity --------------------------------------- */
+
+static void close_fds(int *fd, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+}
+
+/*
+ * The capacity of n running links of one namespace, all or nothing: every
+ * link is found (interface -> dc_perc_port -> an attached dc_perc_link, or
+ * the link index) before any is written, and a write that fails puts the
+ * ones before it back.  Only dc_perc_lcfg is written; the link's state
+ * (SumE, NumB, MaxE, the shadows, roundNumber) stays as packets left it,
+ * and the next control packet computes b from the new C.  c[i].old_kbps
+ * is the capacity the link used before.
+ */
+int dc_perc_set_caps(const char *pin_dir, const char *netns, struct dc_perc_cap *c, unsigned int n,
+		     struct dc_err *err)
+{
+	static const char *const names[] = { "dc_perc_link", "dc_perc_port", "dc_perc_lcfg" };
+	static const __u32 types[] = { BPF_MAP_TYPE_ARRAY, BPF_MAP_TYPE_HASH, BPF_MAP_TYPE_ARRAY };
+	static const __u32 vsz[] = { sizeof(struct dc_perc_link), sizeof(struct dc_perc_port),
+				     sizeof(struct dc_perc_lcfg) };
+	const char *ns = netns && *netns ? netns : "(own)";
+	char dir[DC_PATH_LEN * 2], why[512];
+	struct dc_perc_lcfg prev[DC_PERC_LINKS_MAX];
+	unsigned int i, j;
+	int fd[3] = { -1, -1, -1 };
+	int rc = EXIT_OK;
+
+	if (n > DC_PERC_LINKS_MAX)
+		return dc_err_set(err, EXIT_USAGE, "more than %u links", DC_PERC_LINKS_MAX);
+	if (dc_perc_ns_dir(dir, sizeof(dir), pin_dir, netns, err))
+		return EXIT_USAGE;
+	for (i = 0; i < 3; i++) {
+		fd[i] = dc_pinned_map_open(dir, names[i], types[i], sizeof(__u32), vsz[i], why,
+					   sizeof(why));
+		if (fd[i] >= 0)
+			continue;
+		if (fd[i] == -ENOENT && i < 2)
+			rc = dc_err_set(err, EXIT_ERR, "s-PERC is not attached in netns %s (nothing "
+					"pinned in %s): dcbpf perc attach first", ns, dir);
+		else if (fd[i] == -ENOENT)
+			rc = dc_err_set(err, EXIT_ERR, "the s-PERC links of netns %s were attached by "
+					"a build without live capacity (no %s/dc_perc_lcfg): dcbpf perc "
+					"detach, then attach again", ns, dir);
+		else
+			rc = dc_err_set(err, EXIT_ERR, "%s", why);
+		goto out;
+	}
+	/* resolve every link before writing one */
+	for (i = 0; i < n; i++) {
+		struct dc_perc_port port;
+		struct dc_perc_link l;
+		__u32 ifindex;
+
+		if (!c[i].cap_kbps || c[i].cap_kbps > DC_PERC_CAP_MAX_KBPS) {
+			rc = dc_err_set(err, EXIT_USAGE, "capacity %llu kbps: allowed 1..%llu",
+					(unsigned long long)c[i].cap_kbps,
+					(unsigned long long)DC_PERC_CAP_MAX_KBPS);
+			goto out;
+		}
+		if (c[i].dev[0]) {
+			if (dc_ifindex(netns, c[i].dev, &ifindex, why, sizeof(why))) {
+				rc = dc_err_set(err, EXIT_ERR, "%s", why);
+				goto out;
+			}
+			if (bpf_map_lookup_elem(fd[1], &ifindex, &port)) {
+				rc = dc_err_set(err, EXIT_ERR, "%s (netns %s) is not an s-PERC port: "
+						"dcbpf perc attach --dev %s first", c[i].dev, ns,
+						c[i].dev);
+				goto out;
+			}
+			c[i].link = port.link;
+		}
+		memset(&l, 0, sizeof(l));
+		if (!c[i].link || c[i].link >= DC_PERC_LINKS_MAX ||
+		    bpf_map_lookup_elem_flags(fd[0], &c[i].link, &l, BPF_F_LOCK) || !l.link_id) {
+			rc = dc_err_set(err, EXIT_ERR, "link %u is not configured in netns %s (dcbpf "
+					"perc status lists the links)", c[i].link, ns);
+			goto out;
+		}
+		for (j = 0; j < i; j++)
+			if (c[j].link == c[i].link) {
+				rc = dc_err_set(err, EXIT_USAGE, "link %u is named twice", c[i].link);
+				goto out;
+			}
+		memset(&prev[i], 0, sizeof(prev[i]));
+		bpf_map_lookup_elem(fd[2], &c[i].link, &prev[i]);
+		c[i].old_kbps = prev[i].cap_kbps ? prev[i].cap_kbps : l.st.cap_kbps;
+	}
+	for (i = 0; i < n; i++) {
+		struct dc_perc_lcfg v = { .cap_kbps = c[i].cap_kbps };
+
+		if (!bpf_map_update_elem(fd[2], &c[i].link, &v, 0))
+			continue;
+		rc = dc_err_set(err, EXIT_ERR, "writing the capacity of link %u (netns %s): %s; "
+				"nothing changed", c[i].link, ns, strerror(errno));
+		while (i--)
+			bpf_map_update_elem(fd[2], &c[i].link, &prev[i], 0);
+		goto out;
+	}
+out:
+	close_fds(fd, 3);
+	return rc;
 }
 
 /* ---- the control loop ----------------------------------------------------- */

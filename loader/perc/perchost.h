@@ -48,6 +48,25 @@ struct dc_perc_host_args {
 	__u64 duration_ms;		/* 0: until SIGINT/SIGTERM */
 };
 
+/* Upper bound of a capacity: the packet's u32 kbps less the value of ∞. */
+#define DC_PERC_CAP_MAX_KBPS 4294967294ULL
+
+/* One link of a live capacity change: by interface (dev) or, dev "", by
+ * link index. */
+struct dc_perc_cap {
+	char dev[16];		/* IFNAMSIZ */
+	__u32 link;		/* filled in from dev */
+	__u64 cap_kbps;		/* new C */
+	__u64 old_kbps;		/* C before (out) */
+};
+
+struct dc_perc_set_args {
+	const char *netns;
+	const char *dev;
+	__u64 link;
+	__u64 cap_kbps;
+};
+
 struct dc_perc_status_args {
 	const char *netns;
 };
@@ -56,6 +75,8 @@ int dc_perc_ns_dir(char *buf, size_t len, const char *pin_dir, const char *netns
 		   struct dc_err *err);
 int dc_perc_attach(const char *pin_dir, const struct dc_perc_attach_args *a, struct dc_err *err);
 int dc_perc_detach(const char *pin_dir, const char *netns, struct dc_err *err);
+int dc_perc_set_caps(const char *pin_dir, const char *netns, struct dc_perc_cap *c, unsigned int n,
+		     struct dc_err *err);
 int dc_perc_host_run(struct dc_ctx *ctx, const struct dc_perc_host_args *a);
 int dc_perc_status_run(struct dc_ctx *ctx, const struct dc_perc_status_args *a);
 

@@ -35,7 +35,10 @@ static void addr_str(__u32 a, char *buf, size_t len)
 	inet_ntop(AF_INET, &a, buf, (socklen_t)len);
 }
 
-static void status_links(struct dc_ctx *ctx, const char *netns, int lfd, int pfd)
+/* cfd: dc_perc_lcfg, or -1 (pinned by a build before it): the capacity a
+ * live change set shows before a packet has applied it, since the next
+ * packet uses it. */
+static void status_links(struct dc_ctx *ctx, const char *netns, int lfd, int pfd, int cfd)
 {
 	struct dc_perc_port ports[DC_PERC_PORTS_MAX];
 	char names[DC_PERC_PORTS_MAX][IF_NAMESIZE], why[128];
@@ -64,6 +67,7 @@ static void status_links(struct dc_ctx *ctx, const char *netns, int lfd, int pfd
 			"fins");
 	for (idx = 1; idx < DC_PERC_LINKS_MAX; idx++) {
 		struct dc_perc_link l;
+		struct dc_perc_lcfg c = { 0 };
 		__s64 avail;
 		__u64 b;
 		const char *name = "-";
@@ -71,6 +75,8 @@ static void status_links(struct dc_ctx *ctx, const char *netns, int lfd, int pfd
 
 		if (bpf_map_lookup_elem_flags(lfd, &idx, &l, BPF_F_LOCK) || !l.link_id)
 			continue;
+		if (cfd >= 0 && !bpf_map_lookup_elem(cfd, &idx, &c) && c.cap_kbps)
+			l.st.cap_kbps = c.cap_kbps;
 		for (i = 0; i < np; i++)
 			if (ports[i].link == idx) {
 				name = names[i];
@@ -176,7 +182,7 @@ static void status_flows(struct dc_ctx *ctx, int hfd, int afd)
 int dc_perc_status_run(struct dc_ctx *ctx, const struct dc_perc_status_args *a)
 {
 	char dir[DC_PATH_LEN * 2];
-	int lfd, pfd, hfd, afd;
+	int lfd, pfd, hfd, afd, cfd;
 
 	if (dc_perc_ns_dir(dir, sizeof(dir), ctx->pin_dir, a->netns, &ctx->err))
 		return EXIT_USAGE;
@@ -197,9 +203,12 @@ int dc_perc_status_run(struct dc_ctx *ctx, const struct dc_perc_status_args *a)
 	}
 	if (ctx->json)
 		jw_obj(&ctx->jw, NULL);
-	if (lfd >= 0 && pfd >= 0)
-		status_links(ctx, a->netns, lfd, pfd);
-	else if (ctx->json)
+	if (lfd >= 0 && pfd >= 0) {
+		cfd = open_pin(dir, "dc_perc_lcfg");
+		status_links(ctx, a->netns, lfd, pfd, cfd);
+		if (cfd >= 0)
+			close(cfd);
+	} else if (ctx->json)
 		jw_arr(&ctx->jw, "links"), jw_end_arr(&ctx->jw);
 	else
 		fprintf(ctx->out, "no links attached in %s\n", dir);

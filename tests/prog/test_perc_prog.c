@@ -6,8 +6,10 @@
  * of every update, MaxE before it, the link state after the third round),
  * for s-PERC and s-PERC* (roundNumber stamped), the n-PERC contrast at
  * update 4 (Fig 3.2), the short-flow limit l0, reflection at the receiver,
- * FIN, the lazy round reset, and malformed control packets dropped by
- * reason with the link state left as it was.  Needs root.
+ * FIN, the lazy round reset, malformed control packets dropped by reason
+ * with the link state left as it was, and a live capacity change
+ * (dc_perc_lcfg, as `dcbpf perc set` writes it) that the next packet uses
+ * with the flows' state kept.  Needs root.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -31,7 +33,7 @@
 #define OFF PERC_PKT_HDR
 
 static struct perc_bpf *skel;
-static int link_fd, port_fd, stats_fd;
+static int link_fd, port_fd, stats_fd, lcfg_fd;
 
 struct frame {
 	unsigned char b[256];
@@ -501,6 +503,68 @@ static void test_malformed(void)
 	}
 }
 
+/* Live capacity (dcbpf perc set, dcbpfd [perc]): two flows at their max-min
+ * share C/2 of l20; C halved through dc_perc_lcfg only (the link's state is
+ * not written); the next control packet of each flow gets b = C'/2 from the
+ * link's unchanged NumB and SumE, and the link keeps C' in its state. */
+static void test_live_cap(void)
+{
+	struct dc_perc_lcfg c = { 0 };
+	struct dc_perc_link l0, l1;
+	struct flow f[2];
+	__u32 idx = L20;
+	int i, rc = 0;
+
+	new_link(L20, 20ULL * G, DC_PERC_M_STAR);
+	new_link(L30, 30ULL * G, DC_PERC_M_STAR);
+	bpf_map_update_elem(lcfg_fd, &idx, &c, BPF_ANY);
+	flow_init(&f[0], L20, L30);
+	flow_init(&f[1], L20, L30);
+	/* A alone (20), B joins (10), A again (10) */
+	rc |= update(&f[0], 0, false, false);
+	rc |= update(&f[1], 0, false, false);
+	rc |= update(&f[0], 0, false, false);
+	l0 = get_link(L20);
+	CHECK("perc live cap: before: A and B at C/2 = 10 Gb/s, NumB 2",
+	      !rc && f[0].hop[0].a_kbps == 10 * G && f[1].hop[0].a_kbps == 10 * G && l0.st.num_b == 2,
+	      "rc %d a %u %u numb %d", rc, f[0].hop[0].a_kbps, f[1].hop[0].a_kbps, l0.st.num_b);
+	c.cap_kbps = 10ULL * G;
+	bpf_map_update_elem(lcfg_fd, &idx, &c, BPF_ANY);
+	l1 = get_link(L20);
+	CHECK("perc live cap: the write leaves the link's state as it was",
+	      l1.st.cap_kbps == 20ULL * G && l1.st.num_b == l0.st.num_b &&
+		      l1.st.sum_e_kbps == l0.st.sum_e_kbps && l1.updates == l0.updates &&
+		      l1.st.round_number == l0.st.round_number,
+	      "cap %llu numb %d", (unsigned long long)l1.st.cap_kbps, l1.st.num_b);
+	rc |= update(&f[0], 0, false, false);
+	l1 = get_link(L20);
+	CHECK("perc live cap: the next packet gets b = C'/NumB = 5 Gb/s; the link holds C' = 10",
+	      !rc && f[0].hop[0].b_kbps == 5 * G && f[0].hop[0].a_kbps == 5 * G && f[0].hop[0].bneck &&
+		      l1.st.cap_kbps == 10ULL * G && l1.st.num_b == 2 && l1.updates == l0.updates + 1,
+	      "rc %d b %u a %u cap %llu numb %d", rc, f[0].hop[0].b_kbps, f[0].hop[0].a_kbps,
+	      (unsigned long long)l1.st.cap_kbps, l1.st.num_b);
+	rc |= update(&f[1], 0, false, false);
+	CHECK("perc live cap: B's next packet: 5 Gb/s too (the new max-min share)",
+	      !rc && f[1].hop[0].a_kbps == 5 * G, "rc %d a %u", rc, f[1].hop[0].a_kbps);
+	/* raised again: 30, both at 15 after one packet each */
+	c.cap_kbps = 30ULL * G;
+	bpf_map_update_elem(lcfg_fd, &idx, &c, BPF_ANY);
+	for (i = 0; i < 2; i++)
+		rc |= update(&f[i], 0, false, false);
+	CHECK("perc live cap: raised to 30 Gb/s: A and B at 15",
+	      !rc && f[0].hop[0].a_kbps == 15 * G && f[1].hop[0].a_kbps == 15 * G &&
+		      get_link(L20).st.cap_kbps == 30ULL * G,
+	      "rc %d a %u %u", rc, f[0].hop[0].a_kbps, f[1].hop[0].a_kbps);
+	c.cap_kbps = 0;		/* not set: the link's own C again */
+	bpf_map_update_elem(lcfg_fd, &idx, &c, BPF_ANY);
+	new_link(L20, 20ULL * G, DC_PERC_M_STAR);
+	flow_init(&f[0], L20, L30);
+	rc |= update(&f[0], 0, false, false);
+	CHECK("perc live cap: 0 in dc_perc_lcfg leaves the link's own C (20)",
+	      !rc && f[0].hop[0].a_kbps == 20 * G && get_link(L20).st.cap_kbps == 20ULL * G, "rc %d a %u", rc,
+	      f[0].hop[0].a_kbps);
+}
+
 int main(void)
 {
 	DC_TEST_NEED_ROOT("perc prog");
@@ -513,6 +577,7 @@ int main(void)
 	link_fd = bpf_map__fd(skel->maps.dc_perc_link);
 	port_fd = bpf_map__fd(skel->maps.dc_perc_port);
 	stats_fd = bpf_map__fd(skel->maps.dc_perc_stats);
+	lcfg_fd = bpf_map__fd(skel->maps.dc_perc_lcfg);
 	test_fig34(0);
 	test_fig34(DC_PERC_M_STAR);
 	test_nperc();
@@ -520,6 +585,7 @@ int main(void)
 	test_l0();
 	test_lazy_reset();
 	test_malformed();
+	test_live_cap();
 	perc_bpf__destroy(skel);
 	return check_failed;
 }

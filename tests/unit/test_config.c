@@ -410,6 +410,40 @@ static void test_int_keys(void)
 		      !l && k == 1, "%s", why);
 }
 
+/* [perc]: IF=KBPS capacities for dcbpf perc set's path in the daemon. */
+static void test_perc_keys(void)
+{
+	char dev[16], why[128];
+	__u64 kbps;
+
+	ok("perc keys", "[perc]\nnetns = sw1\ncapacities =  eth1=950000   eth2=1 eth3=4294967294\n");
+	CHECK("perc netns", !strcmp(cfg.perc.netns, "sw1"), "%s", cfg.perc.netns);
+	CHECK("perc capacities normalised", !strcmp(cfg.perc.capacities, "eth1=950000 eth2=1 eth3=4294967294"),
+	      "'%s'", cfg.perc.capacities);
+	CHECK("[int] netns is another key", !cfg.intf.netns[0], "%s", cfg.intf.netns);
+	ok("perc defaults", "");
+	CHECK("no capacities by default", !cfg.perc.capacities[0] && !cfg.perc.netns[0], "'%s'",
+	      cfg.perc.capacities);
+	bad("perc capacity 0", "[perc]\ncapacities = eth1=0\n", "t.conf:2:", "'eth1=0': capacity must be 1-4294967294 kbps",
+	    "[perc] capacities");
+	bad("perc capacity above u32 - 1", "[perc]\ncapacities = eth1=4294967295\n", "t.conf:2:",
+	    "capacity must be", NULL);
+	bad("perc capacity with a unit", "[perc]\ncapacities = eth1=1G\n", "t.conf:2:", "capacity must be", NULL);
+	bad("perc capacity signed", "[perc]\ncapacities = eth1=+5\n", "t.conf:2:", "capacity must be", NULL);
+	bad("perc no =", "[perc]\ncapacities = eth1\n", "t.conf:2:", "'eth1' is not IF=KBPS", NULL);
+	bad("perc no interface", "[perc]\ncapacities = =5\n", "t.conf:2:", "is not IF=KBPS", NULL);
+	bad("perc interface too long", "[perc]\ncapacities = averyveryverylongname0=5\n", "t.conf:2:",
+	    "is not IF=KBPS", NULL);
+	bad("perc interface twice", "[perc]\ncapacities = eth1=5 eth2=6 eth1=7\n", "t.conf:2:",
+	    "interface 'eth1' given twice", NULL);
+	bad("perc unknown key", "[perc]\ncap = eth1=5\n", "t.conf:2:", "keys in [perc]: netns, capacities",
+	    NULL);
+	bad("unknown section lists perc", "[cubic]\nbeta = 1\n", "t.conf:2:", "sections: daemon, int, perc,",
+	    NULL);
+	CHECK("dc_perc_cap_parse", !dc_perc_cap_parse("veth-a=12345", dev, sizeof(dev), &kbps, why, sizeof(why)) &&
+		      !strcmp(dev, "veth-a") && kbps == 12345, "%s", why);
+}
+
 int main(void)
 {
 	test_good_file();
@@ -420,5 +454,6 @@ int main(void)
 	test_keys();
 	test_table();
 	test_int_keys();
+	test_perc_keys();
 	return check_failed;
 }
