@@ -2,7 +2,9 @@
 /*
  * Ethereal on a host: path assignment and tagging at TC egress, the
  * move to another path on a retransmission timeout (sockops), and the
- * release of idle flows (a BPF timer per flow).  The rule is
+ * release of idle flows (a BPF timer per flow).  Mode reps chooses the
+ * path per packet by recycled entropy (include/dcbpf/reps.h): the
+ * ACKs it learns from are read at TC ingress.  The rule is
  * include/dcbpf/ethereal.h; tag format: include/dcbpf/int.h (the P field
  * of the INT option, or the 4-byte tag-only form); docs/ethereal.md.
  *
@@ -30,6 +32,7 @@ const volatile __u32 dc_eth_flows_cap_entries = 0;
 #define DC_TCP_SYN 0x02
 #define DC_TCP_RST 0x04
 #define DC_TCP_ACK 0x10
+#define DC_TCP_ECE 0x40
 #define DC_CLOCK_MONOTONIC 1
 #define DC_ETH_IDLE_MS_DEFAULT 2000
 #define DC_NS_PER_MS 1000000ULL
@@ -134,6 +137,7 @@ static int dc_eth_idle_cb(void *map, struct dc_flow_key *key, struct dc_eth_flow
 	}
 	if (dc_eth_flow_release(f))
 		DC_COUNT(dc_eth_hstats, flows_idle);
+	bpf_map_delete_elem(&dc_eth_reps, key);
 	if (!bpf_map_delete_elem(map, key))
 		DC_COUNT_ADD(dc_eth_hstats, flows_live, -1);
 	return 0;
@@ -149,6 +153,57 @@ static __always_inline bool dc_eth_flows_room(void)
 		return true;
 	c = bpf_map_lookup_elem(&dc_eth_hstats, &zero);
 	return c && c->flows_live < dc_eth_flows_cap_entries;
+}
+
+/* A reps flow's state, empty: the buffer starts empty, so its first
+ * packets explore (R3).  Its own frame: the value is 200-odd bytes. */
+static __noinline int dc_eth_reps_init(const struct dc_flow_key *key)
+{
+	struct dc_eth_reps r;
+
+	__builtin_memset(&r, 0, sizeof(r));
+	return bpf_map_update_elem(&dc_eth_reps, key, &r, BPF_ANY);
+}
+
+/*
+ * REPS' choice for one packet of a flow (rules R3–R5 of reps.h): an
+ * entropy from the flow's buffer, or a fresh one; a packet with data is
+ * remembered with its end sequence for the ACK that covers it.  Returns
+ * the uplink.  The random number is drawn before the lock (no helper
+ * calls under it); counting is after.
+ */
+static __always_inline __u32 dc_eth_reps_pick(struct __sk_buff *skb, const struct dc_pkt *p,
+					     const struct dc_flow_key *key,
+					     const struct dc_eth_hcfg *cfg, __u32 s, __u64 now)
+{
+	__u32 rnd = bpf_get_prandom_u32(), ev, src = DC_REPS_EXPLORED, lost = 0, seq = 0;
+	struct dc_eth_reps *r;
+	bool frozen;
+
+	r = bpf_map_lookup_elem(&dc_eth_reps, key);
+	if (!r) {
+		DC_COUNT(dc_eth_hstats, reps_no_state);
+		DC_COUNT(dc_eth_hstats, reps_explored);
+		return rnd % s;
+	}
+	if (p->payload && !bpf_skb_load_bytes(skb, DC_ETH_HLEN + p->ihl_bytes + 4, &seq, 4))
+		seq = bpf_ntohl(seq);
+	frozen = dc_reps_frozen(r->freeze_until_ns, now);
+	bpf_spin_lock(&r->lock);
+	r->buf.size = dc_reps_size(cfg->reps_buf);
+	ev = dc_reps_choose(&r->buf, rnd, s, frozen, &src);
+	if (p->payload)
+		lost = dc_reps_sent(&r->ring, seq + p->payload, ev);
+	bpf_spin_unlock(&r->lock);
+	if (src == DC_REPS_RECYCLED)
+		DC_COUNT(dc_eth_hstats, reps_recycled);
+	else if (src == DC_REPS_REUSED)
+		DC_COUNT(dc_eth_hstats, reps_frozen);
+	else
+		DC_COUNT(dc_eth_hstats, reps_explored);
+	if (lost)
+		DC_COUNT(dc_eth_hstats, reps_forgot);
+	return ev;
 }
 
 /* First packet of a flow: pick its uplink, account, start its idle timer.
@@ -169,7 +224,7 @@ static __always_inline struct dc_eth_flow *dc_eth_new_flow(const struct dc_flow_
 		DC_COUNT(dc_eth_hstats, flows_over_cap);
 		return NULL;
 	}
-	if (cfg->mode == DC_ETH_MODE_SPRAY) {
+	if (cfg->mode == DC_ETH_MODE_SPRAY || cfg->mode == DC_ETH_MODE_REPS) {
 		u = bpf_get_prandom_u32() % s;
 	} else {
 		u = (__u32)dc_eth_choose(leaf, s, now, DC_ETH_NO_UPLINK) & (DC_ETH_MAX_UPLINKS - 1);
@@ -188,6 +243,8 @@ static __always_inline struct dc_eth_flow *dc_eth_new_flow(const struct dc_flow_
 		return f;
 	}
 	DC_COUNT(dc_eth_hstats, flows_live);
+	if (cfg->mode == DC_ETH_MODE_REPS)
+		dc_eth_reps_init(key);
 	f = bpf_map_lookup_elem(&dc_eth_flows, key);
 	if (!f)
 		return NULL;
@@ -274,7 +331,8 @@ int dc_eth_hout(struct __sk_buff *skb)
 	cfg = dc_eth_cfg();
 	if (!cfg)
 		return DC_TC_NEXT;
-	if (cfg->mode != DC_ETH_MODE_ETHEREAL && cfg->mode != DC_ETH_MODE_SPRAY) {
+	if (cfg->mode != DC_ETH_MODE_ETHEREAL && cfg->mode != DC_ETH_MODE_SPRAY &&
+	    cfg->mode != DC_ETH_MODE_REPS) {
 		DC_COUNT(dc_eth_hstats, ecmp_pkts);
 		return DC_TC_NEXT;
 	}
@@ -310,6 +368,9 @@ int dc_eth_hout(struct __sk_buff *skb)
 	if (cfg->mode == DC_ETH_MODE_SPRAY) {
 		s = dc_eth_tag_uplinks(cfg->n_uplinks);
 		tag = dc_eth_tag(dc_eth_spray(dc_eth_uplink_of(tag) % s, k, s));
+	} else if (cfg->mode == DC_ETH_MODE_REPS && f->mode == DC_ETH_MODE_REPS) {
+		s = dc_eth_tag_uplinks(cfg->n_uplinks);
+		tag = dc_eth_tag(dc_eth_reps_pick(skb, &p, &key, cfg, s, now));
 	}
 	if (fl & (DC_TCP_FIN | DC_TCP_RST)) {
 		if (dc_eth_flow_release(f))
@@ -317,6 +378,48 @@ int dc_eth_hout(struct __sk_buff *skb)
 	}
 	if (tag)
 		dc_eth_put_tag(skb, &p, tag);
+	return DC_TC_NEXT;
+}
+
+/*
+ * Host ingress (tcx ingress / clsact ingress of the host's interface):
+ * runs for every packet the host receives; acts only in mode reps, on
+ * ACKs of a flow this host sends (dc_eth_reps keyed by the reversed
+ * 4-tuple).  The ACK covers the remembered packets up to its ack number:
+ * their entropies are recycled, or dropped when the ACK carries ECE (rules
+ * R1, R2 of include/dcbpf/reps.h).  The packet is never changed.
+ */
+SEC("tc")
+int dc_eth_hin(struct __sk_buff *skb)
+{
+	struct dc_reps_ack_res res = {};
+	struct dc_eth_hcfg *cfg;
+	struct dc_eth_reps *r;
+	struct dc_flow_key key;
+	struct dc_pkt p;
+	__u8 th[6];	/* ack number, data offset, flags */
+	__u32 ack;
+
+	if (!dc_parse_tcp4(skb, &p))
+		return DC_TC_NEXT;
+	cfg = dc_eth_cfg();
+	if (!cfg || cfg->mode != DC_ETH_MODE_REPS)
+		return DC_TC_NEXT;
+	if (bpf_skb_load_bytes(skb, DC_ETH_HLEN + p.ihl_bytes + 8, th, sizeof(th)) ||
+	    !(th[5] & DC_TCP_ACK))
+		return DC_TC_NEXT;
+	dc_key_rev(&p, &key);
+	r = bpf_map_lookup_elem(&dc_eth_reps, &key);
+	if (!r)
+		return DC_TC_NEXT;
+	ack = ((__u32)th[0] << 24) | ((__u32)th[1] << 16) | ((__u32)th[2] << 8) | th[3];
+	bpf_spin_lock(&r->lock);
+	dc_reps_acked(&r->ring, &r->buf, ack, th[5] & DC_TCP_ECE, &res);
+	bpf_spin_unlock(&r->lock);
+	if (res.saved)
+		DC_COUNT_ADD(dc_eth_hstats, reps_saved, res.saved);
+	if (res.marked)
+		DC_COUNT_ADD(dc_eth_hstats, reps_marked, res.marked);
 	return DC_TC_NEXT;
 }
 
@@ -379,6 +482,19 @@ int dc_eth_sockops(struct bpf_sock_ops *skops)
 		return 1;
 	}
 	cfg = dc_eth_cfg();
+	if (cfg && cfg->mode == DC_ETH_MODE_REPS && cfg->reps_freeze_ms) {
+		struct dc_eth_reps *r;
+
+		/* R5: the paths in the buffer delivered; stop exploring */
+		dc_eth_sk_key(skops, &key);
+		r = bpf_map_lookup_elem(&dc_eth_reps, &key);
+		if (r) {
+			r->freeze_until_ns = bpf_ktime_get_ns() +
+					     (__u64)cfg->reps_freeze_ms * DC_NS_PER_MS;
+			DC_COUNT(dc_eth_hstats, reps_freezes);
+		}
+		return 1;
+	}
 	if (!cfg || cfg->mode != DC_ETH_MODE_ETHEREAL)
 		return 1;
 	dc_eth_sk_key(skops, &key);

@@ -52,6 +52,18 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } dc_eth_flows SEC(".maps");
 
+/* Host, mode reps: per-flow recycling buffer and packets in flight
+ * (struct dc_eth_reps; a spin lock, so a plain hash: entries are deleted
+ * with their dc_eth_flows entry, allocated as flows start). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DC_ETH_FLOWS_MAX);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct dc_flow_key);
+	__type(value, struct dc_eth_reps);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} dc_eth_reps SEC(".maps");
+
 /* Host: counters (atomic adds). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -51,6 +51,7 @@
 
 #include "fixed.h"
 #include "counters.h"
+#include "reps.h"
 #ifndef __bpf__
 #include <linux/bpf.h>	/* struct bpf_spin_lock, struct bpf_timer */
 #endif
@@ -335,6 +336,7 @@ enum dc_eth_mode {
 	DC_ETH_MODE_ECMP = 0,		/* no tag: the leaf's kernel ECMP (L4 hash) decides */
 	DC_ETH_MODE_ETHEREAL = 1,	/* one least-loaded uplink per flow (greedy rule) */
 	DC_ETH_MODE_SPRAY = 2,		/* tag rotates per packet (GSO packet) */
+	DC_ETH_MODE_REPS = 3,		/* per packet, recycled entropy (include/dcbpf/reps.h) */
 };
 
 /* Host configuration (dc_eth_hcfg, array[1]). */
@@ -343,6 +345,8 @@ struct dc_eth_hcfg {
 	__u32 n_uplinks;	/* s: uplinks of the host's leaf, 1..15 */
 	__u32 idle_ms;		/* a flow idle this long is released */
 	__u32 avoid_ms;		/* after a timeout on uplink u, new flows avoid u this long */
+	__u32 reps_buf;		/* reps: recycling buffer, entries (0: REPS' default 8) */
+	__u32 reps_freeze_ms;	/* reps: after an RTO, reuse without exploring this long */
 };
 
 /* Destination prefix → leaf (dc_eth_dst, LPM trie). */
@@ -454,6 +458,20 @@ struct dc_eth_flow {
 	struct bpf_timer idle;
 };
 
+/*
+ * Per-flow REPS state (dc_eth_reps, hash keyed like dc_eth_flows, made at
+ * a reps flow's first packet, deleted with its dc_eth_flows entry).  The
+ * buffer and ring are changed by the egress (a packet sent) and the
+ * ingress (an ACK) programs, on any CPU: under the lock.
+ */
+struct dc_eth_reps {
+	struct bpf_spin_lock lock;
+	__u32 pad;
+	__u64 freeze_until_ns;	/* R5: frozen before this (RTO time + reps_freeze_ms) */
+	struct dc_reps_buf buf;
+	struct dc_reps_ring ring;
+};
+
 /* The path/state word (little-endian layout of the union above: path in
  * the low half on x86 and on BPF). */
 DC_INLINE __u64 dc_eth_ps(__u32 path, __u32 state)
@@ -484,7 +502,17 @@ DC_INLINE __u32 dc_eth_ps_state(__u64 ps) { return (__u32)(ps >> 32); }
 	X(flows_live, DC_CTR_GAUGE, "",						\
 	  "Entries in dc_eth_flows (inserted minus deleted).")			\
 	X(flows_over_cap, 0, "",						\
-	  "New flows sent untagged: the flow table was at its cap.")
+	  "New flows sent untagged: the flow table was at its cap.")		\
+	X(reps_recycled, 0, "", "reps: packets sent with a recycled entropy.")	\
+	X(reps_explored, 0, "", "reps: packets sent with a fresh random entropy.") \
+	X(reps_frozen, 0, "",							\
+	  "reps: packets sent with an entropy reused while frozen after an RTO.") \
+	X(reps_saved, 0, "", "reps: entropies of unmarked ACKs put in the buffer.") \
+	X(reps_marked, 0, "", "reps: entropies dropped: their ACK carried ECE.") \
+	X(reps_forgot, 0, "",							\
+	  "reps: sent packets forgotten unacknowledged (more in flight than the ring).") \
+	X(reps_no_state, 0, "", "reps: packets of a flow without REPS state (table full).") \
+	X(reps_freezes, 0, "", "reps: RTOs that froze a flow's entropies.")
 
 struct dc_eth_hcounters {
 	DC_ETH_HCOUNTERS(DC_CTR_FIELD)

@@ -100,6 +100,21 @@ DC_INLINE __u32 dc_reps_size(__u32 size)
 	return size > DC_REPS_BUF_MAX ? DC_REPS_BUF_MAX : size;
 }
 
+/* A buffer index, masked so that the verifier sees the bound: a value
+ * already reduced modulo the size makes the mask look redundant to the
+ * compiler, which would drop it (dc_opaque keeps it). */
+DC_INLINE __u32 dc_reps_bidx(__u32 i)
+{
+	dc_opaque(i);
+	return i & (DC_REPS_BUF_MAX - 1);
+}
+
+DC_INLINE __u32 dc_reps_ridx(__u32 i)
+{
+	dc_opaque(i);
+	return i & (DC_REPS_INFLIGHT - 1);
+}
+
 /* TCP sequence order, modulo 2^32: a after b. */
 DC_INLINE bool dc_reps_seq_after(__u32 a, __u32 b)
 {
@@ -114,12 +129,12 @@ DC_INLINE __u32 dc_reps_recycle(struct dc_reps_buf *b, __u32 ev)
 
 	if (count >= size) {
 		/* the oldest slot becomes the newest */
-		b->ev[b->head & (DC_REPS_BUF_MAX - 1)] = (__u8)ev;
+		b->ev[dc_reps_bidx(b->head)] = (__u8)ev;
 		b->head = (b->head + 1) % size;
 		b->count = size;
 		return 1;
 	}
-	b->ev[((b->head % size) + count) % size & (DC_REPS_BUF_MAX - 1)] = (__u8)ev;
+	b->ev[dc_reps_bidx(((b->head % size) + count) % size)] = (__u8)ev;
 	b->count = count + 1;
 	return 0;
 }
@@ -147,11 +162,11 @@ DC_INLINE __u32 dc_reps_choose(struct dc_reps_buf *b, __u32 rnd, __u32 n_ev, boo
 	if (frozen) {
 		if (b->cursor >= b->count)
 			b->cursor = 0;
-		ev = b->ev[((b->head % size) + b->cursor) % size & (DC_REPS_BUF_MAX - 1)];
+		ev = b->ev[dc_reps_bidx(((b->head % size) + b->cursor) % size)];
 		b->cursor++;
 		*src = DC_REPS_REUSED;
 	} else {
-		ev = b->ev[(b->head % size) & (DC_REPS_BUF_MAX - 1)];
+		ev = b->ev[dc_reps_bidx(b->head % size)];
 		b->head = (b->head + 1) % size;
 		b->count--;
 		b->cursor = 0;
@@ -179,8 +194,8 @@ DC_INLINE __u32 dc_reps_sent(struct dc_reps_ring *r, __u32 end_seq, __u32 ev)
 		r->count = DC_REPS_INFLIGHT - 1;
 		lost = 1;
 	}
-	r->end_seq[(r->head + r->count) & (DC_REPS_INFLIGHT - 1)] = end_seq;
-	r->ev[(r->head + r->count) & (DC_REPS_INFLIGHT - 1)] = (__u8)ev;
+	r->end_seq[dc_reps_ridx(r->head + r->count)] = end_seq;
+	r->ev[dc_reps_ridx(r->head + r->count)] = (__u8)ev;
 	r->count++;
 	r->last_end = end_seq;
 	r->any = 1;
@@ -202,7 +217,7 @@ DC_INLINE void dc_reps_acked(struct dc_reps_ring *r, struct dc_reps_buf *b, __u3
 	for (i = 0; i < DC_REPS_INFLIGHT; i++) {
 		if (!r->count)
 			break;
-		h = r->head & (DC_REPS_INFLIGHT - 1);
+		h = dc_reps_ridx(r->head);
 		if (dc_reps_seq_after(r->end_seq[h], ack))
 			break;
 		res->acked++;

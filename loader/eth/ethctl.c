@@ -16,6 +16,7 @@
 static const struct dc_opt_name eth_modes[] = {
 	{ "ethereal", DC_ETH_MODE_ETHEREAL + 1 },
 	{ "spray", DC_ETH_MODE_SPRAY + 1 },
+	{ "reps", DC_ETH_MODE_REPS + 1 },
 	{ "ecmp", DC_ETH_MODE_ECMP + 1 },
 	{ "off", DC_ETH_MODE_ECMP + 1 },
 	{ NULL },
@@ -28,15 +29,21 @@ static const struct dc_opt_name eth_modes[] = {
 	  .def = "-1", .smin = -1, .smax = 3600000 }
 #define HOST_CFG_OPTS(req) \
 	{ "mode", 0, DC_OPT_ENUM, DC_FIELD(struct dc_eth_host_args, mode), NULL, \
-	  .help = "how flows pick a path: one least-loaded path per flow, per packet, or " \
-		  "the kernel's ECMP (off)", .required = req, .names = eth_modes }, \
+	  .help = "how flows pick a path: one least-loaded path per flow, per packet, per " \
+		  "packet by recycled entropy (REPS), or the kernel's ECMP (off)", \
+	  .required = req, .names = eth_modes }, \
 	{ "paths", 0, DC_OPT_U64, DC_FIELD(struct dc_eth_host_args, paths), "S", \
 	  .help = "uplinks of the host's leaf (the tag has 4 bits)", .required = req, \
 	  .umin = 1, .umax = DC_ETH_TAG_MAX }, \
 	MS_OPT("idle-ms", idle_ms, "a flow idle this long is released (-1: unchanged, 2000 " \
 	       "at attach)"), \
 	MS_OPT("avoid-ms", avoid_ms, "a path that timed out is avoided this long (-1: " \
-	       "unchanged, 1000 at attach)")
+	       "unchanged, 1000 at attach)"), \
+	{ "reps-buf", 0, DC_OPT_S64, DC_FIELD(struct dc_eth_host_args, reps_buf), "N", \
+	  .help = "reps: recycled entropies a flow keeps (-1: unchanged, 8 at attach)", \
+	  .def = "-1", .smin = -1, .smax = DC_REPS_BUF_MAX }, \
+	MS_OPT("reps-freeze-ms", reps_freeze_ms, "reps: after a timeout a flow reuses its " \
+	       "entropies without exploring this long (-1: unchanged, 0 at attach: never)")
 
 static const struct dc_opt host_attach_opts[] = {
 	{ "IFACE", 0, DC_OPT_STR, DC_FIELD(struct dc_eth_host_args, iface), NULL,
@@ -136,6 +143,10 @@ static int host_set_cmd(struct dc_ctx *ctx, int argc, char **argv)
 	jw_u64(&ctx->jw, "paths", c.n_uplinks);
 	jw_u64(&ctx->jw, "idle_ms", c.idle_ms);
 	jw_u64(&ctx->jw, "avoid_ms", c.avoid_ms);
+	if (c.mode == DC_ETH_MODE_REPS) {
+		jw_u64(&ctx->jw, "reps_buf", dc_reps_size(c.reps_buf));
+		jw_u64(&ctx->jw, "reps_freeze_ms", c.reps_freeze_ms);
+	}
 	jw_end_obj(&ctx->jw);
 	jw_done(&ctx->jw);
 	return EXIT_OK;

@@ -54,7 +54,8 @@ static const char *ns_name(const char *netns)
 static int write_hcfg(int fd, const struct dc_eth_host_args *a, bool keep,
 		      struct dc_eth_hcfg *out)
 {
-	struct dc_eth_hcfg c = { .n_uplinks = 4, .idle_ms = 2000, .avoid_ms = 1000 };
+	struct dc_eth_hcfg c = { .n_uplinks = 4, .idle_ms = 2000, .avoid_ms = 1000,
+				 .reps_buf = DC_REPS_BUF_DEFAULT };
 	__u32 zero = 0;
 
 	if (keep)
@@ -67,6 +68,10 @@ static int write_hcfg(int fd, const struct dc_eth_host_args *a, bool keep,
 		c.idle_ms = (__u32)a->idle_ms;
 	if (a->avoid_ms >= 0)
 		c.avoid_ms = (__u32)a->avoid_ms;
+	if (a->reps_buf >= 0)
+		c.reps_buf = (__u32)a->reps_buf;
+	if (a->reps_freeze_ms >= 0)
+		c.reps_freeze_ms = (__u32)a->reps_freeze_ms;
 	if (out)
 		*out = c;
 	return bpf_map_update_elem(fd, &zero, &c, BPF_ANY) ? -errno : 0;
@@ -161,7 +166,7 @@ int dc_eth_host_attach(const char *pin_dir, const struct dc_eth_host_args *a, st
 	struct dc_eth_dst vals[LEAVES_MAX];
 	struct ethereal_bpf *s = NULL;
 	int n, i, rc, cg, fd;
-	bool tc_done = false;
+	bool tc_done = false, in_done = false;
 
 	n = parse_leaves(&a->leaf, keys, vals, LEAVES_MAX, err);
 	if (n < 0)
@@ -195,6 +200,13 @@ int dc_eth_host_attach(const char *pin_dir, const struct dc_eth_host_args *a, st
 			     a->iface, pin, a->no_links, err))
 		goto fail;
 	tc_done = true;
+	/* the ACKs mode reps learns from; idle in the other modes, attached
+	 * always so that `host set --mode reps` needs nothing more */
+	dc_eth_link_pin(pin, sizeof(pin), dir, a->iface, "ingress", err);
+	if (dc_eth_attach_tc(bpf_program__fd(s->progs.dc_eth_hin), DC_HOOK_TC_INGRESS, a->netns,
+			     a->iface, pin, a->no_links, err))
+		goto fail;
+	in_done = true;
 	dc_pin_path(pin, sizeof(pin), dir, "sockops");
 	fd = bpf_link_create(bpf_program__fd(s->progs.dc_eth_sockops), cg, BPF_CGROUP_SOCK_OPS, NULL);
 	if (fd < 0 || bpf_obj_pin(fd, pin)) {
@@ -210,6 +222,10 @@ int dc_eth_host_attach(const char *pin_dir, const struct dc_eth_host_args *a, st
 	return EXIT_OK;
 fail:
 	/* all or nothing */
+	if (in_done) {
+		dc_eth_link_pin(pin, sizeof(pin), dir, a->iface, "ingress", err);
+		dc_eth_detach_tc(DC_HOOK_TC_INGRESS, a->netns, a->iface, pin);
+	}
 	if (tc_done) {
 		dc_eth_link_pin(pin, sizeof(pin), dir, a->iface, "egress", err);
 		dc_eth_detach_tc(DC_HOOK_TC_EGRESS, a->netns, a->iface, pin);
@@ -249,6 +265,8 @@ int dc_eth_host_detach(const char *pin_dir, const char *netns, const char *ifnam
 	if (dc_eth_link_pin(pin, sizeof(pin), dir, ifname, "egress", err))
 		return EXIT_ERR;
 	dc_eth_detach_tc(DC_HOOK_TC_EGRESS, netns, ifname, pin);
+	if (!dc_eth_link_pin(pin, sizeof(pin), dir, ifname, "ingress", err))
+		dc_eth_detach_tc(DC_HOOK_TC_INGRESS, netns, ifname, pin);
 	dc_pin_path(pin, sizeof(pin), dir, "sockops");
 	dc_detach_pinned(pin);
 	dc_eth_unpin(pin_dir, dir, true);

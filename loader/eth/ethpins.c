@@ -13,7 +13,7 @@
 #include "eth/ethpriv.h"
 #include "pins.h"
 
-static const char *const mode_names[] = { "ecmp", "ethereal", "spray" };
+static const char *const mode_names[] = { "ecmp", "ethereal", "spray", "reps" };
 
 const char *dc_eth_mode_name(__u32 mode)
 {

@@ -31,6 +31,7 @@ struct dc_eth_host_args {
 	int mode;		/* DC_ETH_MODE_* + 1; 0: not given */
 	__u32 paths;		/* 0: not given */
 	int idle_ms, avoid_ms;	/* -1: unchanged */
+	int reps_buf, reps_freeze_ms;	/* -1: unchanged */
 	struct dc_opt_list leaf;	/* PREFIX=ID[,PREFIX=ID...] each */
 	const char *cgroup;
 	bool no_links;

@@ -122,11 +122,18 @@ static int host_status(struct dc_ctx *ctx, const char *dir, const char *ns)
 		jw_u64(j, "avoid_ms", c.avoid_ms);
 		jw_u64(j, "flows", (__u64)nflows);
 		jw_u64(j, "flows_cap", cap);
+		if (c.mode == DC_ETH_MODE_REPS) {
+			jw_u64(j, "reps_buf", dc_reps_size(c.reps_buf));
+			jw_u64(j, "reps_freeze_ms", c.reps_freeze_ms);
+		}
 		jw_arr(j, "leaves");
 	} else {
 		fprintf(ctx->out, "host %s: mode %s, paths %u, idle %u ms, avoid %u ms, flows %ld "
 			"(cap %u)\n", ns, dc_eth_mode_name(c.mode), c.n_uplinks, c.idle_ms,
 			c.avoid_ms, nflows, cap);
+		if (c.mode == DC_ETH_MODE_REPS)
+			fprintf(ctx->out, "  reps: buffer %u entropies, freeze %u ms after a timeout\n",
+				dc_reps_size(c.reps_buf), c.reps_freeze_ms);
 	}
 	for (leaf = 0; leaf < DC_ETH_MAX_LEAVES; leaf++) {
 		struct dc_eth_hleaf v = {};
