@@ -59,12 +59,12 @@ for m in ecmp ethereal spray; do
 	r=$(row $m)
 	# PowerTCP's first ACKs of a flow come before any echo (θ law); the
 	# rest must find fresh telemetry.
-	echo "$r" | jq -e '.int.int_acks > 2 * .int.theta_acks and .int.int_acks > 100' >/dev/null &&
+	echo "$r" | jqe '.int.int_acks > 2 * .int.theta_acks and .int.int_acks > 100' >/dev/null &&
 		t_pass "ethereal exp $m: PowerTCP on its INT law ($(echo "$r" | jq -r '"\(.int.int_acks) ACKs on INT, \(.int.theta_acks) on θ"'))" ||
 		t_fail "ethereal exp $m: PowerTCP on its INT law" "$(echo "$r" | jq -c .int)"
 	# A data segment crosses two leaves and one spine, each fills a slot;
 	# ACKs carry echoes, which no switch fills.
-	echo "$r" | jq -e '.int.transit_filled_spines > 100 and .int.transit_overflow == 0 and .int.echo_rx > 0 and
+	echo "$r" | jqe '.int.transit_filled_spines > 100 and .int.transit_overflow == 0 and .int.echo_rx > 0 and
 		(.int.transit_filled_leaves / .int.transit_filled_spines) >= 1.8 and
 		(.int.transit_filled_leaves / .int.transit_filled_spines) <= 2.2' >/dev/null &&
 		t_pass "ethereal exp $m: slots filled at leaf, spine and leaf ($(echo "$r" | jq -r '"\(.int.transit_filled_leaves) at leaves, \(.int.transit_filled_spines) at spines"')), no overflow" ||
@@ -72,12 +72,12 @@ for m in ecmp ethereal spray; do
 done
 for m in ethereal spray; do
 	r=$(row $m)
-	echo "$r" | jq -e '.int.src_tag_grown > 0 and .eth.steered > 0 and ([.eth.uplink_pkts[] | select(. > 0)] | length) >= 2' >/dev/null &&
+	echo "$r" | jqe '.int.src_tag_grown > 0 and .eth.steered > 0 and ([.eth.uplink_pkts[] | select(. > 0)] | length) >= 2' >/dev/null &&
 		t_pass "ethereal exp $m: the tag rode in the INT option and steered over $(echo "$r" | jq '[.eth.uplink_pkts[] | select(. > 0)] | length') uplinks" ||
 		t_fail "ethereal exp $m: tag in the INT option, steered" "$(echo "$r" | jq -c '{int, eth}')"
 done
 r=$(row ecmp)
-echo "$r" | jq -e '.int.src_tag_grown == 0 and .eth.steered == 0' >/dev/null &&
+echo "$r" | jqe '.int.src_tag_grown == 0 and .eth.steered == 0' >/dev/null &&
 	t_pass "ethereal exp ecmp: nothing tagged or steered" ||
 	t_fail "ethereal exp ecmp: nothing tagged or steered" "$(echo "$r" | jq -c '{int, eth}')"
 
@@ -89,12 +89,12 @@ echo "$r" | jq -e '.int.src_tag_grown == 0 and .eth.steered == 0' >/dev/null &&
 # few to rely on); no queue above its qdisc's limit.
 for m in ecmp ethereal spray; do
 	r=$(row $m)
-	echo "$r" | jq -e '.queues.classes as $c | ["leaf_up", "spine_down", "leaf_down", "sw_leaf", "sw_spine"] |
+	echo "$r" | jqe '.queues.classes as $c | ["leaf_up", "spine_down", "leaf_down", "sw_leaf", "sw_spine"] |
 		all(. as $k | $c[$k] | (.p50 | type) == "number" and .p50 >= 0 and .p90 >= .p50 and .p99 >= .p90 and .max >= .p99
 			and .samples >= 0 and (if .samples > 0 then (.cdf | length) > 0 and .cdf[-1] == [1, .max] and
 				([range(1; .cdf | length) as $i | .cdf[$i][0] > .cdf[$i - 1][0] and .cdf[$i][1] >= .cdf[$i - 1][1]] | all)
 				else .cdf == [] end))' >/dev/null &&
-		echo "$r" | jq -e '.queues.classes.leaf_up.samples >= .queues.classes.leaf_up.queues and
+		echo "$r" | jqe '.queues.classes.leaf_up.samples >= .queues.classes.leaf_up.queues and
 			.queues.classes.spine_down.samples >= .queues.classes.spine_down.queues and .queues.window_ms >= 1' >/dev/null &&
 		t_pass "ethereal exp $m: queue occupancy per class, max >= p99 >= p50 >= 0 ($(echo "$r" | jq -r '.queues | "\(.window_ms) ms sampled; max: leaf uplinks \(.classes.leaf_up.max) B, spines \(.classes.spine_down.max) B, leaf ports \(.classes.leaf_down.qdisc // .classes.leaf_down.max)"'))" ||
 		t_fail "ethereal exp $m: queue occupancy per class" "$(echo "$r" | jq -c '.queues | del(.classes[].cdf)')"
@@ -102,7 +102,7 @@ for m in ecmp ethereal spray; do
 	# admission buffer B is not, for the qdisc's backlog: admission decides
 	# on the tracker's count, which can lag the qdisc's (docs/results.md,
 	# "Ethereal: buffer occupancy"), so the switches' sums are only shown.
-	echo "$r" | jq -e '.queues as $q | .queues.queue_limit_bytes > 0 and
+	echo "$r" | jqe '.queues as $q | .queues.queue_limit_bytes > 0 and
 		([$q.classes.leaf_up.max, $q.classes.spine_down.max, $q.classes.leaf_down.max] | max) <= $q.queue_limit_bytes' >/dev/null &&
 		t_pass "ethereal exp $m: no queue above its limit ($(echo "$r" | jq -r '.queues | "\(.queue_limit_bytes) B; switches: largest \([.classes.sw_leaf.max, .classes.sw_spine.max] | max) B, buffer \(.switch_buffer_bytes) B"'))" ||
 		t_fail "ethereal exp $m: no queue above its limit" "$(echo "$r" | jq -c '.queues | del(.classes[].cdf)')"
