@@ -405,6 +405,9 @@ int dc_sw_admit(struct xdp_md *ctx)
 		co.x[DC_RV_IO_PRIO] = prio;
 		v = (enum dc_verdict)(alg == DC_ALG_SONIC ? dc_sonic_path(&co) : dc_rv_path(&co));
 		thresh = co.thresh;
+		/* paused lossless queues re-tested (also at every departure) */
+		if (alg == DC_ALG_REVERIE)
+			dc_rv_retest_xdp();
 	} else if (alg == DC_ALG_SMARTBUF || alg == DC_ALG_EDT) {
 		co.q = in.q;
 		co.Q = in.Q;

@@ -70,6 +70,89 @@ static __always_inline void dc_pfc_note(__u32 key, __u32 paused, bool pause)
 #define DC_RV_IO_PRIO 2
 
 /*
+ * The re-test of the paused lossless queues (reverie.h dc_rv_retest): at
+ * every departure the tracker sees and every Reverie arrival, each queue
+ * whose bit is set in retest_mask.  Its count is dropped when its packets
+ * have all left its FIFO port (dc_rv_pos_gone; not with --queues N, whose
+ * HTB lets later packets of higher priority leave first), then the resume
+ * test.  A resume is counted in resumes and in retest_resumes.
+ */
+struct dc_rv_retest_ctx {
+	struct dc_sw_rv *rv;
+	struct dc_rv_params p;
+	__u32 fifo;
+};
+
+_Static_assert(sizeof(((struct dc_sw_rv *)0)->retest_mask) == 2 * sizeof(__u64),
+	       "dc_rv_reset tests the two words of retest_mask");
+
+static __always_inline void dc_rv_mark(struct dc_sw_rv *rv, __u32 key)
+{
+	key &= DC_SW_PORTS_MAX * DC_SW_PRIOS - 1;
+	__sync_fetch_and_or(&rv->retest_mask[key / 64], 1ULL << (key % 64));
+}
+
+static long dc_rv_retest_one(__u32 i, void *data)
+{
+	struct dc_rv_retest_ctx *x = data;
+	struct dc_sw_rv *rv = x->rv;
+	const struct dc_sw_port *port;
+	struct dc_sw_rvq *r;
+	__u64 bit, dropped = 0;
+	__u32 pk;
+	bool gone = false;
+
+	if (!rv)
+		return 1;
+	i &= DC_SW_PORTS_MAX * DC_SW_PRIOS - 1;
+	bit = 1ULL << (i % 64);
+	if (!(rv->retest_mask[i / 64] & bit))
+		return 0;
+	r = &rv->in[i];
+	if (!r->q.paused) {
+		/* cleared before the second look: a PAUSE between sets its
+		 * paused flag before its bit, so one of the two sees it */
+		__sync_fetch_and_and(&rv->retest_mask[i / 64], ~bit);
+		if (r->q.paused)
+			dc_rv_mark(rv, i);
+		return 0;
+	}
+	pk = rv->pos[i].port1;
+	if (x->fifo && pk) {
+		pk = (pk - 1) & (DC_SW_PORTS_MAX - 1);
+		port = bpf_map_lookup_elem(&dc_sw_port, &pk);
+		if (port)
+			gone = dc_rv_pos_gone(&rv->pos[i], pk, port->tx_bytes);
+	}
+	if (dc_rv_retest(&x->p, &rv->pool, &r->q, gone, &dropped)) {
+		__sync_fetch_and_add(&r->resumes, 1);
+		__sync_fetch_and_add(&r->retest_resumes, 1);
+		dc_pfc_note(i, r->q.paused, false);
+	}
+	if (dropped)
+		__sync_fetch_and_add(&r->stale_bytes, dropped);
+	return 0;
+}
+
+static __always_inline void dc_rv_retest_all(struct dc_sw_rv *rv, const struct dc_sw_cfg *cfg)
+{
+	struct dc_rv_retest_ctx x;
+	const struct dc_sw_meta *meta;
+	__u32 zero = 0, w;
+	__u64 any = 0;
+
+	for (w = 0; w < DC_SW_PORTS_MAX * DC_SW_PRIOS / 64; w++)
+		any |= rv->retest_mask[w];
+	if (!any)
+		return;
+	meta = bpf_map_lookup_elem(&dc_sw_meta, &zero);
+	x.rv = rv;
+	x.fifo = meta && meta->nqueues <= 1;
+	dc_rv_params_of(cfg, &x.p);
+	bpf_loop(DC_SW_PORTS_MAX * DC_SW_PRIOS, dc_rv_retest_one, &x, 0);
+}
+
+/*
  * One arrival (Eqs. 5.10-5.12): a lossless packet (dc_sw_cfg.rv.lossless
  * of its priority) into its ingress queue — the shared pool, or the
  * headroom once the queue is PAUSED — a lossy one into its egress queue
@@ -81,10 +164,12 @@ __noinline int dc_rv_path(struct dc_cred_io *o)
 	const struct dc_sw_meta *meta;
 	const struct dc_sw_cfg *cfg;
 	struct dc_rv_params p, *pp;
+	const struct dc_sw_port *port;
 	struct dc_sw_rvq *rq;
 	struct dc_sw_rv *rv;
-	__u32 zero = 0, slot, prio, cls, key, inif, *inp;
+	__u32 zero = 0, slot, prio, cls, key, inif, eg, *inp;
 	enum dc_rv_verdict v;
+	__u64 had;
 	bool pause;
 
 	if (!o)
@@ -117,13 +202,23 @@ __noinline int dc_rv_path(struct dc_cred_io *o)
 	pp = &p;
 	dc_opaque(pp);
 	dc_rv_params_of(cfg, pp);
+	had = rq->q.q_bytes + rq->q.hdrm_bytes;
 	v = dc_rv_arrival(pp, &rv->pool, &rq->q, cls, o->len, &pause);
 	o->thresh = dc_rv_gamma_of(pp, &rv->pool, cls) >> DC_Q16_SHIFT;
 	o->x[0] = cls;
 	if (pause)
 		__sync_fetch_and_add(&rq->pauses, 1);
-	if (cls == DC_RV_LOSSLESS)
+	if (cls == DC_RV_LOSSLESS) {
 		dc_pfc_note(key, rq->q.paused, pause);
+		if (pause)
+			dc_rv_mark(rv, key);
+		/* where the packet went, for the re-test (a FIFO port only) */
+		eg = o->pid & (DC_SW_PORTS_MAX - 1);
+		port = bpf_map_lookup_elem(&dc_sw_port, &eg);
+		if (port && meta->nqueues <= 1 && (v == DC_RV_SHARED || v == DC_RV_HEADROOM))
+			dc_rv_pos_note(&rv->pos[key], had, eg, port->tx_bytes, port->qlen_bytes,
+				       o->len);
+	}
 	switch (v) {
 	case DC_RV_SHARED:
 		return DC_V_ADMIT;
@@ -138,6 +233,29 @@ __noinline int dc_rv_path(struct dc_cred_io *o)
 	default:
 		return DC_V_DROP_FULL;
 	}
+}
+
+/*
+ * The re-test at an arrival (XDP, after dc_rv_path): a function of its
+ * own so that its loop's frame is not stacked on dc_rv_path's (the
+ * verifier sums the frames of a call chain).
+ */
+__noinline int dc_rv_retest_xdp(void)
+{
+	const struct dc_sw_meta *meta;
+	const struct dc_sw_cfg *cfg;
+	struct dc_sw_rv *rv;
+	__u32 zero = 0, slot;
+
+	meta = bpf_map_lookup_elem(&dc_sw_meta, &zero);
+	rv = bpf_map_lookup_elem(&dc_sw_rv, &zero);
+	if (!meta || !rv)
+		return 0;
+	slot = meta->cfg_slot & 1;
+	cfg = bpf_map_lookup_elem(&dc_sw_cfg, &slot);
+	if (cfg)
+		dc_rv_retest_all(rv, cfg);
+	return 0;
 }
 
 /* Every count back to zero: the buffer is empty (the qdiscs of all
@@ -170,7 +288,11 @@ static __always_inline void dc_rv_reset(struct dc_sw_rv *rv)
 {
 	struct dc_rv_zero_ctx x = { .rv = rv };
 
-	if (!rv->pool.q_shared && !rv->pool.hdrm_used && !rv->pool.n_q16[0] && !rv->pool.n_q16[1])
+	/* nothing counted and no queue that may be paused: nothing to do (a
+	 * queue left paused by a race with the pool's counts at zero is
+	 * released here too: its retest bit is set) */
+	if (!rv->pool.q_shared && !rv->pool.hdrm_used && !rv->pool.n_q16[0] && !rv->pool.n_q16[1] &&
+	    !rv->retest_mask[0] && !rv->retest_mask[1])
 		return;
 	bpf_loop(DC_SW_PORTS_MAX * DC_SW_PRIOS, dc_rv_zero_one, &x, 0);
 	__builtin_memset(&rv->pool, 0, sizeof(rv->pool));
@@ -256,6 +378,7 @@ static __always_inline void dc_rv_track(const struct dc_sw_cfg *cfg, const struc
 	}
 	if (!st->occupancy_bytes)
 		dc_rv_reset(rv);
+	dc_rv_retest_all(rv, cfg);
 }
 
 /*

@@ -310,6 +310,98 @@ DC_INLINE bool dc_rv_poll_resume(const struct dc_rv_params *p, const struct dc_r
 }
 
 /*
+ * The switch's re-test of a paused lossless queue (docs/admission.md, "PFC
+ * in the fabric").  The switch's counts are plain stores from several CPUs:
+ * a departure lost to a race leaves a count too high, and a paused queue
+ * whose packets have all left then sends nothing more that could resume it
+ * (its upstream holds it).  The switch therefore re-tests its paused queues
+ * at every departure of any port, as the simulator polls them every slot,
+ * and before the resume test drops a count that the egress queue can no
+ * longer hold.
+ *
+ * Whether its packets have left: every packet of the queue since its count
+ * was last zero went to one FIFO port (a TBF's or a FIFO's: first in, first
+ * out), and the packet arriving when that port had given out tx bytes and
+ * held backlog bytes has left once the port has given out tx + backlog +
+ * len bytes.  The queue keeps the largest such position of its packets; a
+ * packet to another port makes the position unknown until the count is
+ * zero again (then nothing is dropped: only the Γ test runs).  Bytes that
+ * other CPUs put into the port between admission and this packet's
+ * enqueue, a lost store of the position and the header bytes a GSO packet
+ * adds in the qdisc's count come before it unseen: the test waits for
+ * DC_RV_RETEST_SLACK_BYTES (one largest GSO packet, 64 KiB) more.
+ */
+#define DC_RV_RETEST_SLACK_BYTES 65536ULL
+
+struct dc_rv_fifo_pos {
+	__u64 done_bytes;	/* the port's tx count once the queue's last packet left */
+	__u32 port1;		/* its egress port + 1; 0: unknown (several ports, or none) */
+	__u32 pad;
+};
+
+/*
+ * A packet of len bytes of the queue admitted toward FIFO port `port`,
+ * which has given out tx_bytes and holds backlog_bytes.  had_bytes: the
+ * queue's count (shared plus headroom) before this packet.
+ */
+DC_INLINE void dc_rv_pos_note(struct dc_rv_fifo_pos *pos, __u64 had_bytes, __u32 port,
+			      __u64 tx_bytes, __u64 backlog_bytes, __u32 len)
+{
+	__u64 done = tx_bytes + backlog_bytes + len;
+
+	if (!had_bytes) {
+		pos->port1 = port + 1;
+		pos->done_bytes = done;
+	} else if (pos->port1 == port + 1) {
+		if (done > pos->done_bytes)
+			pos->done_bytes = done;
+	} else if (pos->port1) {
+		pos->port1 = 0;
+	}
+}
+
+/* All of the queue's packets have left: its port (port_tx_bytes given out
+ * by port `port`) is past the position plus the slack. */
+DC_INLINE bool dc_rv_pos_gone(const struct dc_rv_fifo_pos *pos, __u32 port, __u64 port_tx_bytes)
+{
+	return pos->port1 && pos->port1 == port + 1 &&
+	       port_tx_bytes >= pos->done_bytes + DC_RV_RETEST_SLACK_BYTES;
+}
+
+/*
+ * The re-test of a paused lossless queue outside its own departures.
+ * gone: dc_rv_pos_gone said its packets have all left the buffer, so any
+ * count it still holds is stale: dropped from the queue and from the pool
+ * (as a departure of those bytes would, q̂ clamped to the empty queue and
+ * its share of n_c with it).  Then the resume test (dc_rv_poll_resume).
+ * Returns true when the queue RESUMEs: send one PFC resume frame.
+ * *dropped_bytes: the stale count dropped.
+ */
+DC_INLINE bool dc_rv_retest(const struct dc_rv_params *p, struct dc_rv_pool *pool,
+			    struct dc_rv_queue *qu, bool gone, __u64 *dropped_bytes)
+{
+	__u64 h = qu->hdrm_bytes, s = qu->q_bytes;
+	__u32 lv;
+
+	*dropped_bytes = 0;
+	if (!qu->paused)
+		return false;
+	if (gone && (h || s)) {
+		pool->hdrm_used -= h < pool->hdrm_used ? h : pool->hdrm_used;
+		pool->q_shared -= s < pool->q_shared ? s : pool->q_shared;
+		qu->hdrm_bytes = 0;
+		qu->q_bytes = 0;
+		*dropped_bytes = h + s;
+		if (p->clamp)
+			qu->qhat_q16 = 0;
+		lv = dc_rv_level_q16(qu->qhat_q16, p->cong_bytes);
+		pool->n_q16[DC_RV_LOSSLESS] = pool->n_q16[DC_RV_LOSSLESS] + lv - qu->level_q16;
+		qu->level_q16 = lv;
+	}
+	return dc_rv_poll_resume(p, pool, qu);
+}
+
+/*
  * Theorem 10 (isolation) in the steady state, both classes congested:
  * lossless = α_LL·b* / (1 + α_LL + α_LY) (Eq. 5.14), lossy = α_LY·b* / (…)
  * (Eq. 5.15); one class alone: α·b* / (1 + α).  Bytes, rounded down.

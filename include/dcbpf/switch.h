@@ -288,6 +288,8 @@ struct dc_sw_rvq {
 	__u64 resumes;		/* PFC resume frames */
 	__u64 hdrm_pkts;	/* lossless packets admitted into its headroom */
 	__u64 hdrm_drops;	/* lossless packets its full headroom dropped */
+	__u64 retest_resumes;	/* of resumes: by the re-test at another port's departure */
+	__u64 stale_bytes;	/* count the re-test dropped: its packets had all left */
 };
 
 /*
@@ -316,6 +318,12 @@ struct dc_sw_rv {
 	__u64 deq_skb[DC_SW_PORTS_MAX];		/* tracker: last skb counted out per port */
 	__u64 resets;				/* counts zeroed on an empty buffer */
 	__u64 untracked;			/* departures of packets of no switch port */
+	/* the re-test of paused lossless queues (reverie.h dc_rv_retest):
+	 * per in[] queue where its last packet went (XDP), and a bit per
+	 * in[] queue that may be paused (set at a PAUSE, cleared by the
+	 * re-test once the queue runs) */
+	struct dc_rv_fifo_pos pos[DC_SW_PORTS_MAX * DC_SW_PRIOS];
+	__u64 retest_mask[DC_SW_PORTS_MAX * DC_SW_PRIOS / 64];
 };
 
 /* dc_sw_event.flags */

@@ -23,6 +23,8 @@
 struct pfc_row {
 	bool paused, has_qhat;
 	__u64 pauses, resumes, q_bytes, qhat_bytes, hdrm_bytes, hdrm_pkts, hdrm_drops;
+	bool has_retest;	/* Reverie: resumes by the re-test, stale count it dropped */
+	__u64 retest_resumes, stale_bytes;
 };
 
 /* Fills r from the model's state st for ingress queue idx (port x prios + prio). */
@@ -39,9 +41,9 @@ static void sw_status_pfc(const struct sw *s, const struct dc_sw_cfg *cfg, struc
 	if (j)
 		jw_arr(j, "pfc");
 	else
-		fprintf(out, "%-4s %-15s %4s %6s %8s %8s %10s%s %10s %10s %10s\n", "port", "ifname", "prio",
+		fprintf(out, "%-4s %-15s %4s %6s %8s %8s %10s%s %10s %10s %10s%s\n", "port", "ifname", "prio",
 			"paused", "pauses", "resumes", "q_B", has_qhat ? "     qhat_B" : "", "hdrm_B",
-			"hdrm_pkts", "hdrm_drop");
+			"hdrm_pkts", "hdrm_drop", has_qhat ? " retest_res    stale_B" : "");
 	for (i = 0; i < DC_SW_PORTS_MAX; i++) {
 		if (bpf_map_lookup_elem(s->port, &i, &p) || !p.rate_mbps)
 			continue;
@@ -55,11 +57,15 @@ static void sw_status_pfc(const struct sw *s, const struct dc_sw_cfg *cfg, struc
 
 				if (has_qhat)
 					snprintf(qhat, sizeof(qhat), " %10llu", (unsigned long long)r.qhat_bytes);
-				fprintf(out, "%-4u %-15.*s %4u %6s %8llu %8llu %10llu%s %10llu %10llu %10llu\n", i,
+				fprintf(out, "%-4u %-15.*s %4u %6s %8llu %8llu %10llu%s %10llu %10llu %10llu", i,
 					DC_SW_IFNAME_LEN, p.ifname, pr, r.paused ? "yes" : "no",
 					(unsigned long long)r.pauses, (unsigned long long)r.resumes,
 					(unsigned long long)r.q_bytes, qhat, (unsigned long long)r.hdrm_bytes,
 					(unsigned long long)r.hdrm_pkts, (unsigned long long)r.hdrm_drops);
+				if (has_qhat)
+					fprintf(out, " %10llu %10llu", (unsigned long long)r.retest_resumes,
+						(unsigned long long)r.stale_bytes);
+				fputc('\n', out);
 				continue;
 			}
 			jw_obj(j, NULL);
@@ -75,6 +81,10 @@ static void sw_status_pfc(const struct sw *s, const struct dc_sw_cfg *cfg, struc
 			jw_u64(j, "hdrm_bytes", r.hdrm_bytes);
 			jw_u64(j, "hdrm_pkts", r.hdrm_pkts);
 			jw_u64(j, "hdrm_drops", r.hdrm_drops);
+			if (has_qhat) {
+				jw_u64(j, "retest_resumes", r.retest_resumes);
+				jw_u64(j, "stale_bytes", r.stale_bytes);
+			}
 			jw_end_obj(j);
 		}
 	}
@@ -109,6 +119,8 @@ static void rv_row(const void *st, __u32 idx, struct pfc_row *r)
 	r->hdrm_bytes = q->q.hdrm_bytes;
 	r->hdrm_pkts = q->hdrm_pkts;
 	r->hdrm_drops = q->hdrm_drops;
+	r->retest_resumes = q->retest_resumes;
+	r->stale_bytes = q->stale_bytes;
 }
 
 /* The SONiC model (alg sonic): its pools and, per port and lossless
