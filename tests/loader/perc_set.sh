@@ -18,7 +18,8 @@
 # shellcheck shell=bash
 # SC2015: "A && t_pass || t_fail" is safe, t_pass only prints.  SC2317: cleanup
 # runs from the EXIT trap.
-# shellcheck disable=SC2015,SC2317
+# SC2119: dcbpfd_start takes optional CC lines, none here.
+# shellcheck disable=SC2015,SC2317,SC2119
 source "$(dirname "$0")/../lib/test.sh"
 source tests/lib/dcbpfd.sh
 
