@@ -167,33 +167,36 @@ static __noinline int dc_eth_reps_init(const struct dc_flow_key *key)
 
 /*
  * REPS' choice for one packet of a flow (rules R3–R5 of reps.h): an
- * entropy from the flow's buffer, or a fresh one; a packet with data is
- * remembered with its end sequence for the ACK that covers it.  Returns
- * the uplink.  The random number is drawn before the lock (no helper
- * calls under it); counting is after.
+ * entropy from the flow's buffer, or a fresh one; a packet with data
+ * (has_data) is remembered with its end sequence for the ACK that covers
+ * it.  Returns the uplink, 0..s−1.  A global function: verified once on
+ * its own, so its branches do not multiply the egress program's paths
+ * (the 6.1 verifier gave up otherwise).  The random number is drawn
+ * before the lock (no helper calls under it); counting is after.
  */
-static __always_inline __u32 dc_eth_reps_pick(struct __sk_buff *skb, const struct dc_pkt *p,
-					     const struct dc_flow_key *key,
-					     const struct dc_eth_hcfg *cfg, __u32 s, __u64 now)
+__noinline int dc_eth_reps_pick(const struct dc_flow_key *key, __u32 s, __u32 buf_size,
+				__u32 end_seq, __u32 has_data)
 {
-	__u32 rnd = bpf_get_prandom_u32(), ev, src = DC_REPS_EXPLORED, lost = 0, seq = 0;
+	__u32 rnd = bpf_get_prandom_u32(), ev, src = DC_REPS_EXPLORED, lost = 0;
+	struct dc_flow_key k;
 	struct dc_eth_reps *r;
 	bool frozen;
 
-	r = bpf_map_lookup_elem(&dc_eth_reps, key);
+	if (!key || !s)
+		return 0;
+	__builtin_memcpy(&k, key, sizeof(k));
+	r = bpf_map_lookup_elem(&dc_eth_reps, &k);
 	if (!r) {
 		DC_COUNT(dc_eth_hstats, reps_no_state);
 		DC_COUNT(dc_eth_hstats, reps_explored);
-		return rnd % s;
+		return (int)(rnd % s);
 	}
-	if (p->payload && !bpf_skb_load_bytes(skb, DC_ETH_HLEN + p->ihl_bytes + 4, &seq, 4))
-		seq = bpf_ntohl(seq);
-	frozen = dc_reps_frozen(r->freeze_until_ns, now);
+	frozen = dc_reps_frozen(r->freeze_until_ns, bpf_ktime_get_ns());
 	bpf_spin_lock(&r->lock);
-	r->buf.size = dc_reps_size(cfg->reps_buf);
+	r->buf.size = dc_reps_size(buf_size);
 	ev = dc_reps_choose(&r->buf, rnd, s, frozen, &src);
-	if (p->payload)
-		lost = dc_reps_sent(&r->ring, seq + p->payload, ev);
+	if (has_data)
+		lost = dc_reps_sent(&r->ring, end_seq, ev);
 	bpf_spin_unlock(&r->lock);
 	if (src == DC_REPS_RECYCLED)
 		DC_COUNT(dc_eth_hstats, reps_recycled);
@@ -203,7 +206,32 @@ static __always_inline __u32 dc_eth_reps_pick(struct __sk_buff *skb, const struc
 		DC_COUNT(dc_eth_hstats, reps_explored);
 	if (lost)
 		DC_COUNT(dc_eth_hstats, reps_forgot);
-	return ev;
+	return (int)ev;
+}
+
+/* An ACK of a reps flow up to ack, with ECE or not (rules R1, R2): the
+ * remembered packets it covers leave the ring, their entropies recycled
+ * or dropped.  Global for the same reason as dc_eth_reps_pick. */
+__noinline int dc_eth_reps_ack(const struct dc_flow_key *key, __u32 ack, __u32 ece)
+{
+	struct dc_reps_ack_res res = {};
+	struct dc_flow_key k;
+	struct dc_eth_reps *r;
+
+	if (!key)
+		return 0;
+	__builtin_memcpy(&k, key, sizeof(k));
+	r = bpf_map_lookup_elem(&dc_eth_reps, &k);
+	if (!r)
+		return 0;
+	bpf_spin_lock(&r->lock);
+	dc_reps_acked(&r->ring, &r->buf, ack, ece != 0, &res);
+	bpf_spin_unlock(&r->lock);
+	if (res.saved)
+		DC_COUNT_ADD(dc_eth_hstats, reps_saved, res.saved);
+	if (res.marked)
+		DC_COUNT_ADD(dc_eth_hstats, reps_marked, res.marked);
+	return (int)res.acked;
 }
 
 /* First packet of a flow: pick its uplink, account, start its idle timer.
@@ -369,8 +397,13 @@ int dc_eth_hout(struct __sk_buff *skb)
 		s = dc_eth_tag_uplinks(cfg->n_uplinks);
 		tag = dc_eth_tag(dc_eth_spray(dc_eth_uplink_of(tag) % s, k, s));
 	} else if (cfg->mode == DC_ETH_MODE_REPS && f->mode == DC_ETH_MODE_REPS) {
+		__u32 seq = 0;
+
 		s = dc_eth_tag_uplinks(cfg->n_uplinks);
-		tag = dc_eth_tag(dc_eth_reps_pick(skb, &p, &key, cfg, s, now));
+		if (p.payload && !bpf_skb_load_bytes(skb, DC_ETH_HLEN + p.ihl_bytes + 4, &seq, 4))
+			seq = bpf_ntohl(seq);
+		tag = dc_eth_tag((__u32)dc_eth_reps_pick(&key, s, cfg->reps_buf, seq + p.payload,
+							 p.payload != 0) % s);
 	}
 	if (fl & (DC_TCP_FIN | DC_TCP_RST)) {
 		if (dc_eth_flow_release(f))
@@ -392,9 +425,7 @@ int dc_eth_hout(struct __sk_buff *skb)
 SEC("tc")
 int dc_eth_hin(struct __sk_buff *skb)
 {
-	struct dc_reps_ack_res res = {};
 	struct dc_eth_hcfg *cfg;
-	struct dc_eth_reps *r;
 	struct dc_flow_key key;
 	struct dc_pkt p;
 	__u8 th[6];	/* ack number, data offset, flags */
@@ -409,17 +440,8 @@ int dc_eth_hin(struct __sk_buff *skb)
 	    !(th[5] & DC_TCP_ACK))
 		return DC_TC_NEXT;
 	dc_key_rev(&p, &key);
-	r = bpf_map_lookup_elem(&dc_eth_reps, &key);
-	if (!r)
-		return DC_TC_NEXT;
 	ack = ((__u32)th[0] << 24) | ((__u32)th[1] << 16) | ((__u32)th[2] << 8) | th[3];
-	bpf_spin_lock(&r->lock);
-	dc_reps_acked(&r->ring, &r->buf, ack, th[5] & DC_TCP_ECE, &res);
-	bpf_spin_unlock(&r->lock);
-	if (res.saved)
-		DC_COUNT_ADD(dc_eth_hstats, reps_saved, res.saved);
-	if (res.marked)
-		DC_COUNT_ADD(dc_eth_hstats, reps_marked, res.marked);
+	dc_eth_reps_ack(&key, ack, th[5] & DC_TCP_ECE);
 	return DC_TC_NEXT;
 }
 

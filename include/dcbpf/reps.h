@@ -211,25 +211,30 @@ DC_INLINE __u32 dc_reps_sent(struct dc_reps_ring *r, __u32 end_seq, __u32 ev)
 DC_INLINE void dc_reps_acked(struct dc_reps_ring *r, struct dc_reps_buf *b, __u32 ack,
 			     bool ece, struct dc_reps_ack_res *res)
 {
-	__u32 i, h;
+	__u32 i, n = 0, head = r->head, count = r->count, size = dc_reps_size(b->size), c0;
 
-	res->acked = res->saved = res->marked = res->replaced = 0;
+	/* First how many are covered (the loop only counts, every branch
+	 * ends it: the verifier walks it once), then recycle them. */
 	for (i = 0; i < DC_REPS_INFLIGHT; i++) {
-		if (!r->count)
+		if (i >= count || dc_reps_seq_after(r->end_seq[dc_reps_ridx(head + i)], ack))
 			break;
-		h = dc_reps_ridx(r->head);
-		if (dc_reps_seq_after(r->end_seq[h], ack))
-			break;
-		res->acked++;
-		if (ece) {
-			res->marked++;
-		} else {
-			res->saved++;
-			res->replaced += dc_reps_recycle(b, r->ev[h]);
-		}
-		r->head = (h + 1) & (DC_REPS_INFLIGHT - 1);
-		r->count--;
+		n++;
 	}
+	c0 = b->count > size ? size : b->count;
+	res->acked = n;
+	res->saved = ece ? 0 : n;
+	res->marked = ece ? n : 0;
+	/* a full buffer loses its oldest for each one beyond the room */
+	res->replaced = ece || c0 + n <= size ? 0 : c0 + n - size;
+	if (!ece) {
+		for (i = 0; i < DC_REPS_INFLIGHT; i++) {
+			if (i >= n)
+				break;
+			dc_reps_recycle(b, r->ev[dc_reps_ridx(head + i)]);
+		}
+	}
+	r->head = dc_reps_ridx(head + n);
+	r->count = count - n;
 }
 
 /* R5: frozen until freeze_until_ns. */
