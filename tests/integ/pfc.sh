@@ -21,7 +21,8 @@
 # host-suite: two SCHED_FIFO delay lines relaying 20 Mbit/s in user space
 # with a 50 µs pause poll; under the VM's emulation the relays themselves
 # fall behind.  The BPF (dc_sw_pfc written at each PFC event and read
-# through mmap) is proven on 6.1 by prog/test_sw_reverie.
+# through mmap) is proven on 6.1 by prog/test_sw_reverie, the re-test of
+# paused queues by prog/test_sw_rvretest.
 # shellcheck shell=bash
 # SC2015: "A && t_pass || t_fail" is safe, t_pass only prints.
 # shellcheck disable=SC2015
