@@ -153,6 +153,36 @@ int dc_link_pin(char *buf, size_t len, const char *dir, const char *ifname, cons
 	return put(buf, len, "%s/%s_%s", dir, ifname, hook);
 }
 
+__u64 dc_pins_present(const char *dir, const char *obj)
+{
+	const struct dc_pin_map *m;
+	char path[4096];
+	__u64 mask = 0;
+	size_t i = 0;
+	unsigned int k;
+
+	for (k = 0; k < 64 && (m = dc_pin_map_next(obj, &i)); k++)
+		if (put(path, sizeof(path), "%s/%s%s", dir, m->name, "") || access(path, F_OK) == 0)
+			mask |= 1ULL << k;
+	return mask;
+}
+
+void dc_pins_unpin_new(const char *dir, const char *obj, __u64 before)
+{
+	const struct dc_pin_map *m;
+	char path[4096];
+	size_t i = 0;
+	unsigned int k;
+
+	for (k = 0; (m = dc_pin_map_next(obj, &i)); k++) {
+		if (k >= 64 || (before & (1ULL << k)))
+			continue;
+		if (!put(path, sizeof(path), "%s/%s%s", dir, m->name, ""))
+			unlink(path);
+	}
+	rmdir(dir);	/* fails, as wanted, while anything else lives there */
+}
+
 bool dc_pin_obj_has(const char *obj, const char *name)
 {
 	size_t i;

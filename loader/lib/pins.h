@@ -92,6 +92,19 @@ int dc_link_pin(char *buf, size_t len, const char *dir, const char *ifname, cons
  */
 int dc_pins_unpin(const char *dir, const char *obj, const char *except, bool rmdir_dir,
 		  struct dc_err *err);
+/*
+ * Which of object OBJ's maps are pinned in DIR now: bit k for the k-th map
+ * dc_pin_map_next yields (a map past the 64th counts as pinned, so that
+ * dc_pins_unpin_new never removes it).
+ */
+__u64 dc_pins_present(const char *dir, const char *obj);
+/*
+ * Undo a failed load: remove the pins of OBJ's maps in DIR that were not
+ * there before (BEFORE from dc_pins_present), then DIR when empty.  Pins
+ * that were there — another instance's, or a map of another layout that
+ * refused the load — stay.
+ */
+void dc_pins_unpin_new(const char *dir, const char *obj, __u64 before);
 /* Does object OBJ pin map NAME? */
 bool dc_pin_obj_has(const char *obj, const char *name);
 

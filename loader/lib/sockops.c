@@ -80,6 +80,7 @@ int dc_sockops_attach(const struct dc_sockops_obj *o, const char *dir, const cha
 	size_t sz = 0;
 	const void *elf = o->elf_bytes(&sz);
 	int cg = dc_sockops_begin(o->what, dir, cgroup, e);
+	__u64 pinned_before = dc_pins_present(dir, o->obj);
 
 	if (cg < 0)
 		return e->code ? e->code : EXIT_ERR;
@@ -99,8 +100,9 @@ int dc_sockops_attach(const struct dc_sockops_obj *o, const char *dir, const cha
 	close(cg);
 	return 0;
 fail:
-	/* all or nothing */
-	dc_pins_unpin(dir, o->obj, NULL, true, NULL);
+	/* all or nothing, of what this load pinned: a pin that was there
+	 * (a map of another layout that refused the load) is not ours */
+	dc_pins_unpin_new(dir, o->obj, pinned_before);
 	bpf_object__close(obj);
 	close(cg);
 	return EXIT_ERR;

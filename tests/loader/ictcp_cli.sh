@@ -43,7 +43,11 @@ rc=$?
 [ $rc = 1 ] && grep -q "another layout" <<<"$out" && ! grep -q "^libbpf:" <<<"$out" &&
 	t_pass "ictcp cli: a map of another layout refuses the load, libbpf quiet" ||
 	t_fail "ictcp cli: a map of another layout refuses the load, libbpf quiet" "exit $rc: $out"
-mkdir -p "$M" && bpftool map create "$M/dc_ictcp_stats" type array key 4 value 4 entries 1 name dc_ictcp_stats
+# the refused load removes only what it pinned itself: the foreign map stays
+[ -e "$M/dc_ictcp_stats" ] && [ "$(ls "$M")" = dc_ictcp_stats ] &&
+	[ "$(bpftool map show pinned "$M/dc_ictcp_stats" -j | jq -r '.bytes_value')" = 4 ] &&
+	t_pass "ictcp cli: the refused load leaves the foreign map pinned and pins nothing of its own" ||
+	t_fail "ictcp cli: the refused load leaves the foreign map pinned" "$(ls "$M" 2>&1)"
 out=$("${D[@]}" --verbose ictcp attach --cgroup "$FAB_ETH_CG" 2>&1)
 rc=$?
 [ $rc = 1 ] && grep -q "^libbpf: couldn't reuse pinned map.*dc_ictcp_stats" <<<"$out" &&
