@@ -78,19 +78,6 @@ awk -F, 'NR > 1 && $7 == "complete" { k = $2; s = $1; n = int((s + 1399) / 1400)
 	t_pass "cosy-exp: no message completed faster than pacing at B/K allows ($(wc -l <"$d/messages.csv") lines)" ||
 	t_fail "cosy-exp: pacing" "$(head -n 5 "$LOG/pacing.txt")"
 
-# Lemma 3.3's queue bound, read from the TBFs (maxima of the 1 ms samples,
-# in 1500-byte packets): with K = 4 hop i holds at most i·(K−1) packets, and
-# the last q̂ = #H·(K−1). One packet of slack: a sample lands mid-frame and a
-# late TBF watchdog sends its 2-packet bucket at once (docs/results.md, the
-# cosy queue table: 4 frames against 3 at hop 1 in the worst of 48 runs).
-awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-	$c["k"] == 4 { n++; for (h = 1; h <= 3; h++) { q = $c["q_hop" h "_pkts"]; b = h * 3 + 1
-		if (q == "" || q > b) { bad++; printf "hop %d: %s > %d packets\n", h, q, b } }
-		if ($c["qhat_pkts"] != 9) { bad++; printf "q̂ %s, want 9\n", $c["qhat_pkts"] } }
-	END { if (!n) print "no K = 4 row"; exit (bad > 0 || n == 0) }' "$d/runs.csv" >"$LOG/qbound.txt" &&
-	t_pass "cosy-exp: K = 4 queue maxima per hop within i·(K−1) + 1 packets (Lemma 3.3; q̂ = 9): $(cut -d, -f25-29 "$d/runs.csv" | tail -n 1)" ||
-	t_fail "cosy-exp: K = 4 queue maxima per hop within i·(K−1) + 1 packets" "$(tr '\n' ' ' <"$LOG/qbound.txt")"
-
 jqv "cosy-exp: theta.csv/summary.json: Θ per K against f(K,2)·Θ* (0.75 and 0.863 of Θ*)" \
 	"$(jq -c '[.theta[] | {k, f, theta_bound, theta_star, theta_median}]' "$d/summary.json" 2>&1)" \
 	'length == 2 and (.[0].f | . > 0.749 and . < 0.751) and (.[1].f | . > 0.862 and . < 0.864) and
