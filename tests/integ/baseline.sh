@@ -112,11 +112,13 @@ run() {
 read -r util_c p50_c p99_c mbps_c n_c <<<"$(run cubic -1)"
 read -r util_h p50_h p99_h mbps_h n_h <<<"$(run hpcc 2)"
 read -r util_t p50_t p99_t mbps_t n_t <<<"$(run timely 3)"
-# Under emulation a TIMELY transfer once missed the tool's deadline (0 queue samples: the flows
-# did not complete in TMO s; the emulated CPU's RTT samples swing past T_high, each one a
-# multiplicative cut). One more run there, with the first run's reason kept for the verdicts.
+# A TIMELY transfer sometimes misses the tool's deadline (0 queue samples: the flows did not
+# complete in TMO s): under emulation the CPU's RTT samples swing past T_high, each one a
+# multiplicative cut; on an idle host once in six suite runs (one flow unfinished at the
+# deadline: 176.2 of 178.1 MB counted sent). One more run, with the first run's reason kept
+# for the verdicts.
 why_t=""
-if [ "${n_t:-0}" -eq 0 ] && [ "${DCBPF_VM:-0}" = 1 ]; then
+if [ "${n_t:-0}" -eq 0 ]; then
 	why_t="first run: $(tr '\n' ' ' <"$LOG/run-timely.err" | tail -c 200)"
 	cp "$LOG/run-timely.err" "$LOG/run-timely-1.err"
 	read -r util_t p50_t p99_t mbps_t n_t <<<"$(run timely 3)"
