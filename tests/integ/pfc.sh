@@ -109,19 +109,20 @@ run() {
 	# genuine. A packet enqueued there restarts the port: one ping per
 	# sender, said in the output, then the same wait. A held queue over an
 	# empty qdisc is a stale count and gets no help.
+	# The port's qdisc is looked at whatever the pause state says: a
+	# stalled port's queue keeps pausing and resuming on the delay lines'
+	# one frame per quanta, so a single look at the pause state can miss it.
 	: >"$LOG/$name-stall.txt"
-	if paused_any "$name"; then
-		local qb
-		qb=$(tc -n "$SWNS" -s qdisc show dev "$OUTDEV" | awk '/backlog/ { print $2; exit }')
-		if [ -n "$qb" ] && [ "${qb%b}" != 0 ]; then
-			echo "$qb" >"$LOG/$name-stall.txt"
-			echo "# $name: the port to r0 stalled with $qb in its qdisc 2.5 s after the traffic; one ping per sender"
-			for i in 0 1; do fabric_exec "${SNS[i]}" ping -c1 -W1 -q "$RIP" >/dev/null 2>&1; done
-			for _ in $(seq 50); do
-				paused_any "$name" || break
-				sleep 0.05
-			done
-		fi
+	local qb
+	qb=$(tc -n "$SWNS" -s qdisc show dev "$OUTDEV" | awk '/backlog/ { print $2; exit }')
+	if [ -n "$qb" ] && [ "${qb%b}" != 0 ]; then
+		echo "$qb" >"$LOG/$name-stall.txt"
+		echo "# $name: the port to r0 stalled with $qb in its qdisc 2.5 s after the traffic; one ping per sender"
+		for i in 0 1; do fabric_exec "${SNS[i]}" ping -c1 -W1 -q "$RIP" >/dev/null 2>&1; done
+		for _ in $(seq 50); do
+			paused_any "$name" || break
+			sleep 0.05
+		done
 	fi
 	"$DCBPF" --pin-dir "$PIN" --json switch status "$name" >"$LOG/$name.json"
 	# what the port's qdisc really holds then (a count is stale only if it does not)
