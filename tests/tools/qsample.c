@@ -165,6 +165,20 @@ static int query(int fd, int ifindex, uint32_t parent, uint32_t seq, struct samp
  * next sleep instead of drifting; a period lost entirely is skipped and
  * counted in *missed.
  */
+/* End of a sampling loop: flush the CSV, say how many periods the machine
+ * made us miss.  Exit status of the tool. */
+static int finish(FILE *out, uint64_t missed, uint64_t nsamples)
+{
+	if (fclose(out)) {
+		fprintf(stderr, "qsample: writing output: %s\n", strerror(errno));
+		return 1;
+	}
+	if (missed)
+		fprintf(stderr, "qsample: %llu of %llu periods missed (machine busy)\n",
+			(unsigned long long)missed, (unsigned long long)(missed + nsamples));
+	return 0;
+}
+
 static void sleep_next(struct timespec *next, long interval_us, uint64_t *missed)
 {
 	next->tv_nsec += interval_us * 1000;
@@ -366,14 +380,7 @@ static int run_all(char **nsv, int nns, FILE *out, int header, double seconds,
 			break;
 		sleep_next(&next, interval_us, &missed);
 	}
-	if (fclose(out)) {
-		fprintf(stderr, "qsample: writing output: %s\n", strerror(errno));
-		return 1;
-	}
-	if (missed)
-		fprintf(stderr, "qsample: %llu of %llu periods missed (machine busy)\n",
-			(unsigned long long)missed, (unsigned long long)(missed + nsamples));
-	return 0;
+	return finish(out, missed, nsamples);
 }
 
 static int parse_handle(const char *str, uint32_t *out)
@@ -513,12 +520,5 @@ int main(int argc, char **argv)
 			break;
 		sleep_next(&next, interval_us, &missed);
 	}
-	if (fclose(out)) {
-		fprintf(stderr, "qsample: writing output: %s\n", strerror(errno));
-		return 1;
-	}
-	if (missed)
-		fprintf(stderr, "qsample: %llu of %llu periods missed (machine busy)\n",
-			(unsigned long long)missed, (unsigned long long)(missed + nsamples));
-	return 0;
+	return finish(out, missed, nsamples);
 }
